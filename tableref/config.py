@@ -1,0 +1,77 @@
+"""Thresholds and tunables, in one place (not literals in the code).
+
+Each stage reads its own frozen dataclass; a JSON file given with ``--config`` may override any
+field (``{"registration": {"min_inliers": 30}}``).  Nothing here is fitted to a fixture: the values
+are physical tolerances (mm), image-processing scales chosen from first principles, or bounds the
+referee uses to refuse bad input.  What varies between tables is learned at calibration time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class RegistrationConfig:
+    """Board registration from one photo of the empty table (calibration/register.py)."""
+
+    work_long_side_px: int = 2000          # feature matching runs on a copy this size
+    photo_features: int = 12000
+    tile_features: int = 2500
+    ratio_test: float = 0.8
+    ransac_px: float = 4.0                 # at working resolution
+    min_inliers: int = 12
+    min_inlier_ratio: float = 0.08
+    prior_hfov_deg: float = 62.0           # weak prior on the focal length when no camera.json is given
+    prior_f_sigma: float = 0.35            # relative sigma of that prior
+    robust_px: float = 1.0                 # Huber scale of the bundle adjustment, full-resolution px
+    refine_patch_px: int = 15              # half-size of the patches of the dense refinement
+    refine_search_px: int = 4
+    min_brightness: float = 25.0           # mean grey level below which a photo is "too dark"
+    min_sharpness: float = 8.0             # Laplacian RMS below which a photo is "too blurred"
+    frame_margin_px: float = 2.0           # boards must lie this far inside the image
+    drift_mm: float = 2.0                  # a board moved by more than this is re-registered
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    """Piece detection and judgement (vision/)."""
+
+    review_margin_mm: float = 1.5          # verdicts closer than this go to a person
+    min_piece_area_frac: float = 0.35      # of the expected top-face area, to count as a piece
+    max_piece_area_frac: float = 2.6
+    color_confidence_min: float = 0.5
+    settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended
+    motion_threshold: float = 12.0         # grey-level change that counts as motion (on a 640x480 copy)
+    motion_min_area_frac: float = 0.0004   # of the frame
+
+
+@dataclass(frozen=True)
+class Config:
+    registration: RegistrationConfig = field(default_factory=RegistrationConfig)
+    vision: VisionConfig = field(default_factory=VisionConfig)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> "Config":
+        parts = {}
+        for f in dataclasses.fields(cls):
+            sub = data.get(f.name, {})
+            if not isinstance(sub, dict):
+                raise InputError(f"{source}: '{f.name}' must be an object")
+            sub_cls = f.default_factory  # type: ignore[misc]
+            names = {g.name for g in dataclasses.fields(sub_cls)}
+            unknown = set(sub) - names
+            if unknown:
+                raise InputError(f"{source}: unknown {f.name} setting(s) {sorted(unknown)}")
+            parts[f.name] = sub_cls(**sub)
+        unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise InputError(f"{source}: unknown section(s) {sorted(unknown)}")
+        return cls(**parts)
+
+
+DEFAULT = Config()
