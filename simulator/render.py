@@ -1,0 +1,556 @@
+"""A small z-buffered ray caster of planar polygons: what a camera above the table photographs.
+
+Every surface — the table, the board tops (with pit holes), the board edges, pit walls and floors,
+every face of every piece — is a planar polygon in the table frame (mm).  Each is rasterised in
+the *distorted* image (its projected outline is subdivided so straight edges bend with the lens),
+and each pixel's depth and table-frame position come from the exact ray through that pixel, so
+occlusion, parallax of piece heights and lens distortion are all exact.  Shading: a point lamp
+(Lambert + a specular glare on glossy prints), ambient light, soft shadows cast by the pieces onto
+the boards and the table.  The sensor then adds vignetting, blur, noise and JPEG compression
+(:mod:`simulator.effects`).
+
+The renderer works at ``supersample`` times the output resolution and averages down, which
+anti-aliases edges like a real sensor does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel, Intrinsics
+from calibration.model import Layout
+from calibration.profile import BoardProfile
+
+from . import art
+from .effects import apply_sensor, light_color
+from .scene import PieceTruth, SceneFile
+from .shapes import Prism, piece_prisms, piece_to_table, solid_vertices, table_to_piece
+
+LABEL_TABLE = -1
+LABEL_NONE = -2
+LABEL_BOARD = 10000  # + tile index
+LABEL_HAND = 20000
+
+
+@dataclass
+class RenderResult:
+    image: np.ndarray   # BGR uint8 as the camera delivers it (after JPEG if encoded)
+    label: np.ndarray   # int32 per output pixel: piece id, LABEL_BOARD + tile index, LABEL_TABLE, LABEL_HAND
+    jpeg: bytes | None  # the encoded file, if JPEG was requested
+
+
+def _subdivide(poly: np.ndarray, max_seg: float) -> np.ndarray:
+    """Closed 3-D polygon (K,3) with extra points so that no edge is longer than max_seg."""
+    out = []
+    k = len(poly)
+    for i in range(k):
+        a, b = poly[i], poly[(i + 1) % k]
+        n = max(1, int(np.ceil(np.linalg.norm(b - a) / max_seg)))
+        t = np.arange(n)[:, None] / n
+        out.append(a + (b - a) * t)
+    return np.concatenate(out)
+
+
+def _newell_normal(poly: np.ndarray) -> np.ndarray:
+    n = np.zeros(3)
+    for i in range(len(poly)):
+        a, b = poly[i], poly[(i + 1) % len(poly)]
+        n += np.array([(a[1] - b[1]) * (a[2] + b[2]), (a[2] - b[2]) * (a[0] + b[0]), (a[0] - b[0]) * (a[1] + b[1])])
+    return n / (np.linalg.norm(n) + 1e-12)
+
+
+@lru_cache(maxsize=4)
+def _normalized_grid(key: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Undistorted normalised coordinates of every pixel of an image: exact on a 4-px grid,
+    bilinear in between (the distortion field is smooth; the error is far below 0.01 px)."""
+    w, h, K, dist = key
+    intr = Intrinsics((w, h), np.array(K).reshape(3, 3), np.array(dist))
+    g, k = 4, 4
+    # grid points at pixel positions g*i + o; cv2.resize (bilinear, float) then maps output
+    # index j to pixel j - 1.5 + o, so with o = 1.5 - k the output is shifted by k pixels.
+    o = 1.5 - k
+    nx = (w + 2 * k) // g + 2
+    ny = (h + 2 * k) // g + 2
+    GX, GY = np.meshgrid(g * np.arange(nx) + o, g * np.arange(ny) + o)
+    n = intr.normalized_from_px(np.column_stack([GX.ravel(), GY.ravel()])).reshape(ny, nx, 2).astype(np.float32)
+    up = cv2.resize(n, (nx * g, ny * g), interpolation=cv2.INTER_LINEAR)
+    up = up[k:k + h, k:k + w]
+    return np.ascontiguousarray(up[..., 0]), np.ascontiguousarray(up[..., 1])
+
+
+class Raster:
+    """Frame buffers and the face rasteriser for one camera at one (supersampled) resolution."""
+
+    def __init__(self, camera: CameraModel):
+        self.cam = camera
+        w, h = camera.image_size
+        self.w, self.h = w, h
+        intr = camera.intrinsics
+        self.XN, self.YN = _normalized_grid((w, h, tuple(intr.K.ravel()), tuple(intr.dist)))
+        self.color = np.zeros((h, w, 3), np.float32)
+        self.depth = np.full((h, w), np.inf, np.float32)
+        self.label = np.full((h, w), LABEL_NONE, np.int32)
+        self.R = camera.pose.R
+        self.t = camera.pose.tvec
+
+    def face(self, poly: np.ndarray, shade, label: int, holes: list[np.ndarray] = (), max_seg_mm: float = 3.0,
+             cull: bool = True) -> None:
+        """Rasterise a planar 3-D polygon (K,3) in the table frame.
+
+        ``shade(pts_table (M,3), normal (3,)) -> (M,3) float32 linear RGB`` colours its pixels.
+        """
+        poly = np.asarray(poly, dtype=np.float64)
+        n = _newell_normal(poly)
+        cam_c = self.cam.pose.camera_center_mm
+        facing = np.dot(n, cam_c - poly.mean(axis=0))
+        if facing <= 0:
+            if cull:  # a closed solid's face seen from behind is hidden by its other faces
+                return
+            n = -n  # two-sided surface: shade the side the camera sees
+        pts = _subdivide(poly, max_seg_mm)
+        px = self.cam.project(pts)
+        if not np.all(np.isfinite(px)):
+            return
+        x0, y0 = np.floor(px.min(axis=0)).astype(int) - 1
+        x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 2
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, self.w), min(y1, self.h)
+        if x1 <= x0 or y1 <= y0:
+            return
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        shift = 4
+        sc = 1 << shift
+        cv2.fillPoly(mask, [np.round((px - [x0, y0]) * sc).astype(np.int32)], 1, lineType=cv2.LINE_8, shift=shift)
+        for hole in holes:
+            hp = self.cam.project(_subdivide(np.asarray(hole, dtype=np.float64), max_seg_mm))
+            cv2.fillPoly(mask, [np.round((hp - [x0, y0]) * sc).astype(np.int32)], 0, lineType=cv2.LINE_8, shift=shift)
+        n_c = self.R @ n
+        c_c = float(np.dot(n, poly[0])) + float(np.dot(n_c, self.t))
+        xn = self.XN[y0:y1, x0:x1]
+        yn = self.YN[y0:y1, x0:x1]
+        denom = np.float32(n_c[0]) * xn + np.float32(n_c[1]) * yn + np.float32(n_c[2])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            depth = np.float32(c_c) / denom
+        ok = (mask > 0) & (depth > 0) & (depth < self.depth[y0:y1, x0:x1])
+        ys, xs = np.nonzero(ok)
+        if ys.size == 0:
+            return
+        depth = depth[ys, xs]
+        xn = xn[ys, xs]
+        yn = yn[ys, xs]
+        ys += y0
+        xs += x0
+        pc = np.column_stack([xn * depth, yn * depth, depth]).astype(np.float64)
+        pt = (pc - self.t) @ self.R  # R^T (pc - t) for row vectors
+        col = shade(pt, n)
+        self.color[ys, xs] = col
+        self.depth[ys, xs] = depth
+        self.label[ys, xs] = label
+
+
+    def plane_fill(self, z: float, shade, label: int) -> None:
+        """Fill every pixel whose ray meets the horizontal plane ``z`` before anything drawn so far
+        (the table: unbounded, so no outline to project)."""
+        n = np.array([0.0, 0.0, -1.0])  # facing up, towards the camera
+        n_c = self.R @ n
+        c_c = float(np.dot(n, [0.0, 0.0, z])) + float(np.dot(n_c, self.t))
+        denom = np.float32(n_c[0]) * self.XN + np.float32(n_c[1]) * self.YN + np.float32(n_c[2])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            depth = np.float32(c_c) / denom
+        ok = (depth > 0) & (depth < self.depth)
+        ys, xs = np.nonzero(ok)
+        if ys.size == 0:
+            return
+        d = depth[ys, xs]
+        pc = np.column_stack([self.XN[ys, xs] * d, self.YN[ys, xs] * d, d]).astype(np.float64)
+        pt = (pc - self.t) @ self.R
+        self.color[ys, xs] = shade(pt, n)
+        self.depth[ys, xs] = d
+        self.label[ys, xs] = label
+
+
+class ShadowMap:
+    """Soft shadows cast by the pieces onto a horizontal plane, rasterised in table mm."""
+
+    def __init__(self, bounds: tuple[float, float, float, float], z_plane: float, lamp: np.ndarray,
+                 px_per_mm: float = 1.5):
+        self.x0, self.y0, x1, y1 = bounds
+        self.s = px_per_mm
+        self.z = z_plane
+        self.lamp = lamp
+        self.w = int(np.ceil((x1 - self.x0) * self.s)) + 1
+        self.h = int(np.ceil((y1 - self.y0) * self.s)) + 1
+        self.map = np.zeros((self.h, self.w), np.float32)
+
+    def add_solid(self, verts_table: np.ndarray, footprint: np.ndarray, strength: float = 1.0) -> None:
+        L = self.lamp
+        above = verts_table[:, 2] < self.z - 1e-6
+        if not np.any(above):
+            return
+        v = verts_table[above]
+        s = (self.z - L[2]) / (v[:, 2] - L[2])
+        sh = L[:2] + (v[:, :2] - L[:2]) * s[:, None]
+        sh = np.concatenate([sh, footprint])
+        hull = cv2.convexHull(((sh - [self.x0, self.y0]) * self.s * 16).astype(np.int32).reshape(-1, 1, 2))
+        cv2.fillConvexPoly(self.map, hull, float(strength), lineType=cv2.LINE_AA, shift=4)
+
+    def add_contact(self, footprint: np.ndarray, strength: float = 0.5, grow_mm: float = 1.5) -> None:
+        c = footprint.mean(axis=0)
+        d = footprint - c
+        r = np.linalg.norm(d, axis=1, keepdims=True) + 1e-9
+        grown = c + d * (r + grow_mm) / r
+        pts = ((grown - [self.x0, self.y0]) * self.s * 16).astype(np.int32).reshape(-1, 1, 2)
+        tmp = np.zeros_like(self.map)
+        cv2.fillPoly(tmp, [pts], float(strength), lineType=cv2.LINE_AA, shift=4)
+        np.maximum(self.map, tmp, out=self.map)
+
+    def finish(self, penumbra_mm: float) -> None:
+        np.clip(self.map, 0, 1, out=self.map)
+        sigma = max(penumbra_mm * self.s, 0.5)
+        self.map = cv2.GaussianBlur(self.map, (0, 0), sigma)
+
+    def sample(self, xy: np.ndarray) -> np.ndarray:
+        return remap_points(self.map, (xy[:, 0] - self.x0) * self.s, (xy[:, 1] - self.y0) * self.s,
+                            border=cv2.BORDER_CONSTANT)
+
+
+def remap_points(src: np.ndarray, mx: np.ndarray, my: np.ndarray, interp=cv2.INTER_LINEAR,
+                 border=cv2.BORDER_REFLECT, border_value=0) -> np.ndarray:
+    """Sample ``src`` at M scattered points (cv2.remap wants maps under 32767 px a side)."""
+    m = mx.size
+    cols = 4096
+    rows = max(1, -(-m // cols))
+    pad = rows * cols - m
+    fx = np.concatenate([mx.ravel().astype(np.float32), np.zeros(pad, np.float32)]).reshape(rows, cols)
+    fy = np.concatenate([my.ravel().astype(np.float32), np.zeros(pad, np.float32)]).reshape(rows, cols)
+    out = cv2.remap(src, fx, fy, interp, borderMode=border, borderValue=border_value)
+    ch = 1 if out.ndim == 2 else out.shape[2]
+    return out.reshape(rows * cols, ch)[:m] if ch > 1 else out.reshape(-1)[:m]
+
+
+_x = np.arange(256, dtype=np.float64) / 255.0
+_SRGB_LUT = np.where(_x <= 0.04045, _x / 12.92, ((_x + 0.055) / 1.055) ** 2.4).astype(np.float32)
+
+
+def _srgb_to_linear(bgr_u8: np.ndarray) -> np.ndarray:
+    return _SRGB_LUT[np.asarray(bgr_u8, dtype=np.uint8)]
+
+
+class TextureSampler:
+    """Bilinear lookup of a texture (linear RGB float32) at texture pixel coordinates."""
+
+    def __init__(self, image_bgr_u8: np.ndarray):
+        self.tex = _srgb_to_linear(image_bgr_u8)
+
+    def __call__(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return remap_points(self.tex, u, v)
+
+
+class Shading:
+    """Lamp + ambient lighting of a surface point (linear RGB)."""
+
+    def __init__(self, scene: SceneFile, camera_center: np.ndarray, ref_point: np.ndarray):
+        L = scene.lighting
+        self.lamp = np.asarray(L.lamp_mm, dtype=np.float64)
+        self.ambient = L.ambient
+        self.power = L.lamp_power
+        self.glare = L.glare
+        self.tint = light_color(L.color_temp_k)
+        self.cam_c = camera_center
+        self.d0 = float(np.linalg.norm(self.lamp - ref_point))
+
+    def __call__(self, albedo: np.ndarray, pts: np.ndarray, normal: np.ndarray, shadow: np.ndarray | None = None,
+                 spec: float = 0.0, shininess: float = 40.0) -> np.ndarray:
+        n = normal.astype(np.float32)
+        l = (self.lamp - pts).astype(np.float32)
+        dist = np.sqrt(np.einsum("ij,ij->i", l, l))
+        l /= dist[:, None]
+        lam = np.clip(l @ n, 0, None)
+        fall = (np.float32(self.d0) / dist) ** 2
+        direct = np.float32(self.power * (1.0 - self.ambient)) * lam * fall
+        if shadow is not None:
+            direct *= 1.0 - 0.85 * np.clip(shadow, 0, 1)
+        light = np.float32(self.ambient) + direct
+        out = albedo * light[:, None]
+        if spec > 0:
+            v = (self.cam_c - pts).astype(np.float32)
+            v /= np.sqrt(np.einsum("ij,ij->i", v, v))[:, None]
+            hvec = l + v
+            hvec /= np.sqrt(np.einsum("ij,ij->i", hvec, hvec))[:, None]
+            sp = np.float32(spec) * np.clip(hvec @ n, 0, None) ** np.float32(shininess) * fall
+            if shadow is not None:
+                sp *= 1.0 - np.clip(shadow, 0, 1)
+            out = out + sp[:, None]
+        return (out * self.tint).astype(np.float32)
+
+
+def _outward_normal_faces(prism: Prism):
+    """Yield (local face (K,3), is_top): the side quads and the top of a prism (unoriented)."""
+    poly = prism.polygon
+    k = len(poly)
+    for i in range(k):
+        a, b = poly[i], poly[(i + 1) % k]
+        yield np.array([[a[0], a[1], prism.h0], [b[0], b[1], prism.h0], [b[0], b[1], prism.h1],
+                        [a[0], a[1], prism.h1]]), False
+    yield np.column_stack([poly, np.full(k, prism.h1)]), True
+
+
+class SceneRenderer:
+    """Renders a :class:`SceneFile` (optionally at a supersampled resolution)."""
+
+    def __init__(self, scene: SceneFile, profile: BoardProfile | None = None, supersample: int = 2,
+                 art_px_per_mm: float | None = None):
+        self.scene = scene
+        self.profile = profile or scene.load_profile()
+        self.s = int(supersample)
+        cam = scene.camera()
+        self.out_camera = cam
+        self.camera = CameraModel(cam.intrinsics.scaled(self.s), cam.pose)
+        self.layout = Layout(self.profile, scene.placements)
+        centre = np.array(list(self.layout.support.centroid.coords[0]) + [0.0])
+        self.shading = Shading(scene, self.camera.pose.camera_center_mm, centre)
+        mmpp = float(self.camera.mm_per_px_at(centre[None, :2])[0])
+        self.art_ppm = art_px_per_mm or float(np.clip(1.5 / mmpp, 2.0, 8.0))
+        self.rng = np.random.default_rng(scene.seed)
+
+    # ------------------------------------------------------------------------------ the table
+    def _visible_table_bounds(self, z: float) -> tuple[float, float, float, float]:
+        w, h = self.camera.image_size
+        border = np.array([[0, 0], [w / 2, 0], [w - 1, 0], [w - 1, h / 2], [w - 1, h - 1], [w / 2, h - 1],
+                           [0, h - 1], [0, h / 2]], dtype=np.float64)
+        xy = self.camera.backproject(border, height_mm=-z)
+        x0, y0 = xy.min(axis=0) - 20
+        x1, y1 = xy.max(axis=0) + 20
+        return float(x0), float(y0), float(x1), float(y1)
+
+    def render(self) -> RenderResult:
+        sc = self.scene
+        ras = Raster(self.camera)
+        T = self.layout.table_depth_mm
+        tb = self._visible_table_bounds(T)
+        lamp = self.shading.lamp
+
+        # --- shadows of the pieces on the board plane and on the table plane
+        sh_board = ShadowMap(tb, 0.0, lamp)
+        sh_table = ShadowMap(tb, T, lamp)
+        solids = []
+        for p in sc.pieces:
+            spec = self.profile.piece(p.kind, p.color)
+            prisms = piece_prisms(spec, p.upright)
+            verts = piece_to_table(solid_vertices(prisms), p.center_mm, p.heading_deg, p.base_mm, p.tilt_deg,
+                                   p.tilt_axis_deg)
+            fp = np.asarray(p.footprint_mm)
+            solids.append((p, spec, prisms))
+            for sm in (sh_board, sh_table):
+                sm.add_solid(verts, fp if abs(p.base_mm + sm.z) < 3 else fp[:0], 1.0)
+                if abs(-p.base_mm - sm.z) < 2.5:  # resting on that plane: contact shadow
+                    sm.add_contact(fp, 0.55)
+        for hd in sc.hands:
+            verts = _hand_vertices(hd)
+            for sm in (sh_board, sh_table):
+                sm.add_solid(verts, verts[:0, :2], 0.9)
+        lamp_h = max(-lamp[2], 300.0)
+        sh_board.finish(0.8 + 0.0015 * lamp_h)
+        sh_table.finish(1.2 + 0.0015 * lamp_h)
+
+        # --- the pieces
+        for p, spec, prisms in solids:
+            self._render_piece(ras, p, spec, prisms)
+        for hd in sc.hands:
+            self._render_hand(ras, hd)
+
+        # --- the boards
+        for ti, pl in enumerate(sc.placements):
+            tile = self.profile.tile(pl.tile)
+            self._render_tile(ras, ti, tile, pl, sh_board, sh_table)
+
+        # --- the table
+        tx0, ty0, tx1, ty1 = tb
+        table_ppm = float(np.clip(self.art_ppm * 0.6, 1.0, 3.0))
+        tw, th = int((tx1 - tx0) * table_ppm) + 2, int((ty1 - ty0) * table_ppm) + 2
+        table_tex = TextureSampler(art.table_texture(tw, th, table_ppm, sc.table_style, sc.seed))
+        table_spec = {"white": 0.12, "oak": 0.06, "walnut": 0.08}.get(sc.table_style, 0.0)
+
+        def shade_table(pts, n):
+            alb = table_tex((pts[:, 0] - tx0) * table_ppm - 0.5, (pts[:, 1] - ty0) * table_ppm - 0.5)
+            return self.shading(alb, pts, n, sh_table.sample(pts[:, :2]), spec=table_spec, shininess=30)
+
+        ras.plane_fill(T, shade_table, LABEL_TABLE)
+
+        # --- the sensor
+        radiance = ras.color
+        if self.s > 1:
+            radiance = cv2.resize(radiance, self.out_camera.image_size, interpolation=cv2.INTER_AREA)
+            lab = ras.label[self.s // 2::self.s, self.s // 2::self.s][: self.out_camera.image_size[1],
+                                                                      : self.out_camera.image_size[0]]
+        else:
+            lab = ras.label
+        image, jpeg = apply_sensor(radiance, sc.sensor, sc.lighting, self.out_camera, self.rng)
+        return RenderResult(image=image, label=np.ascontiguousarray(lab), jpeg=jpeg)
+
+    # ------------------------------------------------------------------------------ boards
+    def _render_tile(self, ras: Raster, ti: int, tile, pl, sh_board: ShadowMap, sh_table: ShadowMap) -> None:
+        game = self.profile.game
+        ppm = self.art_ppm
+        img = art.tile_art(game, tile, ppm, seed=0)
+        tex = TextureSampler(img)
+        outline = np.asarray(tile.outline_polygon().exterior.coords)[:-1]
+        if _signed_area(outline) < 0:
+            outline = outline[::-1]
+        T = tile.thickness_mm
+        gloss = self.scene.lighting.glare
+
+        def shade_top(pts, n):
+            loc = pl.to_tile(pts[:, :2])
+            alb = tex(loc[:, 0] * ppm - 0.5, loc[:, 1] * ppm - 0.5)
+            return self.shading(alb, pts, n, sh_board.sample(pts[:, :2]), spec=gloss, shininess=60)
+
+        top = np.column_stack([pl.to_table(outline), np.zeros(len(outline))])
+        holes = []
+        for pit in tile.pits:
+            a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+            ring = np.column_stack([pit.center[0] + pit.radius * np.cos(a), pit.center[1] + pit.radius * np.sin(a)])
+            holes.append(np.column_stack([pl.to_table(ring), np.zeros(len(ring))]))
+        ras.face(top, shade_top, LABEL_BOARD + ti, holes=holes, max_seg_mm=4.0, cull=False)
+
+        # board edges: vertical faces from the surface down to the table, outward normals
+        edge_albedo = np.array(_edge_color(game), dtype=np.float32)
+        tab_out = pl.to_table(outline)
+        k = len(tab_out)
+        for i in range(k):
+            a, b = tab_out[i], tab_out[(i + 1) % k]
+            # outline is CCW in (x right, y down) => outward normal is (dy, -dx) rotated; build quad so Newell normal points out
+            quad = np.array([[a[0], a[1], 0.0], [b[0], b[1], 0.0], [b[0], b[1], T], [a[0], a[1], T]])
+            nrm = _newell_normal(quad)
+            mid = quad.mean(axis=0)
+            if np.dot(nrm[:2], mid[:2] - tab_out.mean(axis=0)) < 0:
+                quad = quad[::-1]
+
+            def shade_edge(pts, n, alb=edge_albedo):
+                albs = np.broadcast_to(alb, (len(pts), 3))
+                return self.shading(albs, pts, n, None)
+
+            ras.face(quad, shade_edge, LABEL_BOARD + ti, max_seg_mm=10.0)
+
+        # pits: walls (seen from inside) and floors
+        wood = np.array(_edge_color("pitrush"), dtype=np.float32) * 0.55
+        for pit in tile.pits:
+            a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+            ring = np.column_stack([pit.center[0] + pit.radius * np.cos(a), pit.center[1] + pit.radius * np.sin(a)])
+            ring_t = pl.to_table(ring)
+            cam_xy = self.camera.pose.camera_center_mm[:2]
+            d = pit.depth_mm
+            floor = np.column_stack([ring_t, np.full(len(ring_t), d)])
+
+            def shade_floor(pts, n, c=np.asarray(pl.to_table([pit.center])[0]), r=pit.radius):
+                rr = np.linalg.norm(pts[:, :2] - c, axis=1) / r
+                ao = 0.55 + 0.25 * (1 - rr ** 2)
+                albs = wood[None, :] * ao[:, None]
+                return self.shading(albs, pts, n, sh_board.sample(pts[:, :2]))
+
+            ras.face(floor, shade_floor, LABEL_BOARD + ti, cull=False, max_seg_mm=2.0)
+            for i in range(len(ring_t)):
+                p0, p1 = ring_t[i], ring_t[(i + 1) % len(ring_t)]
+                # only the far half of a pit's wall faces the camera
+                if np.dot((p0 + p1) / 2 - ring_t.mean(axis=0), (p0 + p1) / 2 - cam_xy) < 0:
+                    continue
+                quad = np.array([[p0[0], p0[1], 0.0], [p1[0], p1[1], 0.0], [p1[0], p1[1], d], [p0[0], p0[1], d]])
+
+                def shade_wall(pts, n):
+                    frac = np.clip(pts[:, 2] / d, 0, 1)
+                    albs = wood[None, :] * (0.9 - 0.45 * frac)[:, None]
+                    return self.shading(albs, pts, n, None) * 0.8
+
+                ras.face(quad, shade_wall, LABEL_BOARD + ti, cull=False, max_seg_mm=4.0)
+
+    # ------------------------------------------------------------------------------ pieces
+    def _render_piece(self, ras: Raster, p: PieceTruth, spec, prisms: list[Prism]) -> None:
+        base_col = np.array(art.COLORS.get(p.color, (128, 128, 128)), dtype=np.uint8)[None, None, :]
+        side_alb = _srgb_to_linear(base_col).reshape(3)
+        kind = p.kind
+        shiny = {"disc": (0.35, 30.0), "starship": (0.3, 25.0), "beam": (0.6, 60.0), "card": (0.15, 20.0),
+                 "meteor": (0.02, 5.0)}.get(kind, (0.45, 45.0) if kind.startswith("figure:") else (0.2, 20.0))
+        # top texture over the bounding box of the widest layer's polygon
+        big = max(prisms, key=lambda q: _signed_area_abs(q.polygon)).polygon
+        lx0, ly0 = big.min(axis=0)
+        lx1, ly1 = big.max(axis=0)
+        tex_ppm = max(self.art_ppm * 1.5, 6.0)
+        size = (max(int((ly1 - ly0) * tex_ppm), 4), max(int((lx1 - lx0) * tex_ppm), 4))
+        if kind == "card":
+            top_img = art.card_art(p.color == "face_up", p.seed, tex_ppm, (lx1 - lx0, ly1 - ly0))
+            top_img = cv2.resize(top_img, (size[1], size[0]), interpolation=cv2.INTER_AREA)
+        else:
+            top_img = art.piece_top_texture(kind, p.color, size, seed=p.seed)
+        top_tex = TextureSampler(top_img)
+        pose = (p.center_mm, p.heading_deg, p.base_mm, p.tilt_deg, p.tilt_axis_deg)
+        for prism in prisms:
+            axis_lo = piece_to_table(np.array([[0.0, 0.0, prism.h0]]), *pose)[0]
+            axis_hi = piece_to_table(np.array([[0.0, 0.0, prism.h1]]), *pose)[0]
+            for quad, is_top in _outward_normal_faces(prism):
+                tq = piece_to_table(quad, *pose)
+                # orient every face outward so back faces are culled
+                out_dir = (axis_hi - axis_lo) if is_top else tq.mean(axis=0) - (axis_lo + axis_hi) / 2
+                if np.dot(_newell_normal(tq), out_dir) < 0:
+                    tq = tq[::-1]
+                if is_top and prism.textured_top:
+                    def shade(pts, n, pr=prism):
+                        loc = table_to_piece(pts, *pose)
+                        alb = top_tex((loc[:, 0] - lx0) * tex_ppm - 0.5, (loc[:, 1] - ly0) * tex_ppm - 0.5) * pr.shade
+                        return self.shading(alb, pts, n, None, spec=shiny[0], shininess=shiny[1])
+                else:
+                    alb = side_alb * (prism.shade * (1.0 if is_top else 0.85))
+
+                    def shade(pts, n, alb=alb):
+                        return self.shading(np.broadcast_to(alb, (len(pts), 3)), pts, n, None,
+                                            spec=shiny[0] * 0.5, shininess=shiny[1])
+                ras.face(tq, shade, p.id, max_seg_mm=2.0)
+
+    def _render_hand(self, ras: Raster, hd) -> None:
+        verts = _hand_vertices(hd)
+        skin = _srgb_to_linear(np.array([[[120, 150, 205]]], np.uint8)).reshape(3)
+        top = verts[4:]
+
+        def shade(pts, n):
+            return self.shading(np.broadcast_to(skin, (len(pts), 3)), pts, n, None, spec=0.05, shininess=8)
+
+        ras.face(top, shade, LABEL_HAND, cull=False, max_seg_mm=5.0)
+
+
+def _hand_vertices(hd) -> np.ndarray:
+    w = np.asarray(hd.wrist_mm, dtype=np.float64)
+    f = np.asarray(hd.fingertip_mm, dtype=np.float64)
+    d = f - w
+    L = np.linalg.norm(d) + 1e-9
+    u = d / L
+    v = np.array([-u[1], u[0]]) * hd.width_mm / 2
+    back = w - u * 300.0  # the arm continues out of view
+    pts = np.array([back + v, f + v * 0.6, f - v * 0.6, back - v])
+    z = -hd.height_mm
+    return np.concatenate([np.column_stack([pts, np.zeros(4)]), np.column_stack([pts, np.full(4, z)])])
+
+
+def _signed_area(poly: np.ndarray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def _signed_area_abs(poly: np.ndarray) -> float:
+    return abs(_signed_area(poly))
+
+
+def _edge_color(game: str) -> tuple[float, float, float]:
+    """Linear RGB (BGR order) albedo of board edges."""
+    return {"pitrush": (0.18, 0.32, 0.48), "pitchfleet": (0.05, 0.05, 0.06), "galaktico": (0.04, 0.04, 0.05),
+            "asfccg": (0.03, 0.03, 0.04)}.get(game, (0.1, 0.1, 0.1))
+
+
+def render_scene(scene: SceneFile, profile: BoardProfile | None = None, supersample: int | None = None) -> RenderResult:
+    """Render a scene; the supersampling defaults to 2 up to 2.5 MP and 1 above."""
+    if supersample is None:
+        w, h = scene.intrinsics.image_size
+        supersample = 2 if w * h <= 2_600_000 else 1
+    return SceneRenderer(scene, profile, supersample=supersample).render()
