@@ -1,0 +1,943 @@
+"""Board registration from one photo of the empty table.
+
+Finds every tile of a profile in the photo, tells which tile it is and how it is turned, and
+estimates the camera (pose, and — without ``camera.json`` — focal length and lens distortion)
+together with the exact placement of every tile in the table frame (mm, x right, y down).
+
+How:
+
+1. **Find and identify tiles by their pictures.**  SIFT features of each tile's top-down picture
+   (from the profile) are matched to the photo's; a RANSAC homography per tile says which tile is
+   where and how it is turned (a tile matched under the wrong turn has no consistent homography).
+   Tiles of a ``fixed`` arrangement (one PitRush board, the three Galaktico sectors) are matched
+   as one composite picture.
+2. **Table frame and first placements** from the homographies: the table frame is aligned with
+   the best-matched tile (x right, y down, roughly along the image axes).
+3. **Bundle adjustment** (``scipy.optimize.least_squares``, Huber loss) of the camera (focal
+   length with a weak prior, k1, k2, p1, p2, pose) and every tile's placement (turn and shift, the
+   reference tile fixed as gauge) to the matched points, all over the image: the straight printed
+   lines and edges of the boards pin the lens distortion.
+4. **Dense refinement**: around a grid of textured points on every tile the tile picture is warped
+   into the photo through the current model and aligned by normalised cross-correlation at full
+   resolution; the bundle adjustment runs again on these sub-pixel correspondences.
+5. **Quality figures**: reprojection RMS (px), a board-edge check (mm, measured on the photo's
+   edges independently of the pictures), identification scores; the calibration is refused when they
+   are out of bounds.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+from scipy.optimize import least_squares
+
+from tableref.config import RegistrationConfig
+from tableref.errors import BoardNotFound, InputError
+
+from .camera import CameraModel, Intrinsics, Pose
+from .model import CalibrationFile, Layout, Quality, TilePlacement, build_calibration, rot2
+from .profile import BoardProfile, Tile
+
+
+# ------------------------------------------------------------------------------------ templates
+
+@dataclass
+class Template:
+    """A picture to find: one tile (free arrangements) or the whole nominal arrangement (fixed)."""
+
+    name: str
+    tiles: list[str]                      # tiles it covers
+    frame_to_tile: dict[str, np.ndarray]  # 3x3 affine: template frame mm -> tile mm (identity for a single tile)
+    gray: np.ndarray                      # picture, grey uint8
+    color: np.ndarray                     # picture, BGR uint8
+    ppm: float                            # template px per mm
+    outline_mm: np.ndarray                # (K,2) outline of the covered boards in template mm (for overlap tests)
+    kp_mm: np.ndarray = field(default=None)   # (N,2) keypoints in template mm
+    desc: np.ndarray = field(default=None)    # (N,128) float32 SIFT descriptors
+
+
+def _sift(nfeatures: int):
+    return cv2.SIFT_create(nfeatures=nfeatures, contrastThreshold=0.02, edgeThreshold=12)
+
+
+_CLAHE = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
+
+
+def normalise_contrast(gray: np.ndarray) -> np.ndarray:
+    """Local contrast equalisation: evens out glare, shadows and the lamp's fall-off before matching."""
+    return _CLAHE.apply(gray)
+
+
+def _features(gray: np.ndarray, nfeatures: int, mask: np.ndarray | None = None):
+    kps, desc = _sift(nfeatures).detectAndCompute(normalise_contrast(gray), mask)
+    if desc is None or not kps:
+        return np.zeros((0, 2), np.float32), np.zeros((0, 128), np.float32)
+    pts = np.array([k.pt for k in kps], dtype=np.float32)
+    return pts, desc.astype(np.float32)
+
+
+def _tile_picture(profile: BoardProfile, tile: Tile) -> tuple[np.ndarray, float]:
+    img, ppm = profile.load_tile_image(tile)
+    if img is None:
+        raise InputError(f"profile tile '{tile.id}' has no picture ('image')",
+                         "add one with 'tableref profile learn', or give the tile a picture")
+    return img, ppm
+
+
+@lru_cache(maxsize=8)
+def _templates_cached(profile_key: str, nfeatures: int, _profile_holder: tuple) -> list[Template]:
+    profile: BoardProfile = _profile_holder[0]
+    return _build_templates(profile, nfeatures)
+
+
+def build_templates(profile: BoardProfile, nfeatures: int) -> list[Template]:
+    key = f"{profile.path}:{id(profile.data)}"
+    return _templates_cached(key, nfeatures, (profile,))
+
+
+def _build_templates(profile: BoardProfile, nfeatures: int) -> list[Template]:
+    arr = profile.data.arrangement
+    out: list[Template] = []
+    if arr.kind == "free" or len(profile.tiles) == 1 and not arr.nominal:
+        for tile in profile.tiles:
+            img, ppm = _tile_picture(profile, tile)
+            out.append(_make_template(tile.id, [tile.id], {tile.id: np.eye(3)}, img, ppm,
+                                      np.asarray(tile.outline_polygon().exterior.coords)[:-1], nfeatures, tile))
+        return out
+    # fixed arrangement: compose the nominal layout into one picture
+    placements = [TilePlacement(tile=p.tile, rotation_deg=p.rotation_deg, offset_mm=(p.x, p.y)) for p in arr.nominal]
+    lay = Layout(profile, placements)
+    x0, y0, x1, y1 = lay.support.bounds
+    pics = {t.id: _tile_picture(profile, t) for t in profile.tiles}
+    ppm = min(p[1] for p in pics.values())
+    W, H = int(math.ceil((x1 - x0) * ppm)), int(math.ceil((y1 - y0) * ppm))
+    canvas = np.full((H, W, 3), 128, np.uint8)
+    frame_to_tile = {}
+    for pl in placements:
+        tile = profile.tile(pl.tile)
+        img, tppm = pics[tile.id]
+        # template px -> tile px:  tile_mm = R^T (frame_mm + (x0,y0) - offset)
+        M = np.eye(3)
+        M[:2, :2] = rot2(pl.rotation_deg).T
+        M[:2, 2] = -rot2(pl.rotation_deg).T @ np.asarray(pl.offset_mm)
+        shift = np.eye(3)
+        shift[:2, 2] = [x0, y0]
+        frame_to_tile[tile.id] = M @ shift  # template mm -> tile mm
+        S_t = np.diag([tppm, tppm, 1.0])
+        S_f = np.diag([1 / ppm, 1 / ppm, 1.0])
+        A = S_t @ frame_to_tile[tile.id] @ S_f  # template px -> tile px (pixel centres handled below)
+        warped = cv2.warpAffine(img, A[:2], (W, H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        mask = np.zeros((H, W), np.uint8)
+        outline = np.asarray(tile.outline_polygon().exterior.coords)[:-1]
+        ring = (pl.to_table(outline) - [x0, y0]) * ppm
+        cv2.fillPoly(mask, [np.round(ring * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
+        canvas[mask > 0] = warped[mask > 0]
+    support = np.asarray(lay.support.convex_hull.exterior.coords)[:-1] - [x0, y0]
+    out.append(_make_template("arrangement", [p.tile for p in placements], frame_to_tile, canvas, ppm, support,
+                              nfeatures, None))
+    return out
+
+
+TEMPLATE_SCALES_PX_PER_MM = (1.0, 1.6, 2.6)  # pictures are matched at several sizes: photos range ~1-6 px/mm
+
+
+def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, tile: Tile | None) -> Template:
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    t = Template(name, tiles, frame_to_tile, gray, img, ppm, np.asarray(outline_mm, dtype=np.float64))
+    kps, descs = [], []
+    for s in TEMPLATE_SCALES_PX_PER_MM:
+        f = min(1.0, s / ppm)
+        g = cv2.resize(gray, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else gray
+        sp = ppm * g.shape[1] / gray.shape[1]
+        mask = np.zeros(g.shape, np.uint8)
+        ring = np.asarray(outline_mm) * sp
+        cv2.fillPoly(mask, [np.round(ring * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
+        mask = cv2.erode(mask, np.ones((3, 3), np.uint8))
+        pts, desc = _features(g, nfeatures // len(TEMPLATE_SCALES_PX_PER_MM), mask)
+        kps.append((pts.astype(np.float64) + 0.5) / sp)
+        descs.append(desc)
+        if f >= 1:
+            break
+    t.kp_mm = np.concatenate(kps)
+    t.desc = np.concatenate(descs)
+    return t
+
+
+# ------------------------------------------------------------------------------------- matching
+
+@dataclass
+class TileMatch:
+    template: Template
+    H: np.ndarray            # template mm -> work px
+    src_mm: np.ndarray       # inlier points, template mm
+    dst_px: np.ndarray       # inlier points, work px
+    candidates: int
+
+    @property
+    def inliers(self) -> int:
+        return len(self.src_mm)
+
+    @property
+    def score(self) -> float:
+        return self.inliers / max(self.candidates, 1)
+
+
+def _project_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.column_stack([pts, np.ones(len(pts))]) @ H.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _quad_ok(H: np.ndarray, outline_mm: np.ndarray, work_shape) -> bool:
+    q = _project_h(H, outline_mm).astype(np.float32)
+    if not np.all(np.isfinite(q)):
+        return False
+    area = cv2.contourArea(q)
+    if area < 0.002 * work_shape[0] * work_shape[1]:
+        return False
+    hull = cv2.convexHull(q)
+    return cv2.contourArea(hull) <= area * 1.08  # nearly convex: a plausible view of a flat board
+
+
+def _fit_tile_homography(src: np.ndarray, dst: np.ndarray, cfg: RegistrationConfig):
+    """Robust tile -> photo homography: a similarity first (4 degrees of freedom: hard to fool with
+    repeated icons), then a homography on its inliers."""
+    A, inl = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC, ransacReprojThreshold=2.5 * cfg.ransac_px,
+                                         maxIters=4000, confidence=0.999)
+    if A is None or inl is None:
+        return None, None
+    inl = inl.ravel().astype(bool)
+    if inl.sum() < 8:
+        return None, None
+    H, inl2 = cv2.findHomography(src[inl], dst[inl], cv2.RANSAC, cfg.ransac_px)
+    if H is None:
+        return None, None
+    # final inliers among all candidates under the homography
+    err = np.linalg.norm(_project_h(H, src) - dst, axis=1)
+    return H, err < cfg.ransac_px
+
+
+def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: RegistrationConfig) -> tuple[list[TileMatch], dict[str, int]]:
+    """Find each template in the (working-resolution) photo.  Returns matches and, for the ones not
+    found, the number of consistent features seen (for the error message)."""
+    pts, desc = _features(gray_work, cfg.photo_features)
+    if len(pts) < cfg.min_inliers:
+        return [], {t.name: 0 for t in templates}
+    index = cv2.FlannBasedMatcher({"algorithm": 1, "trees": 4}, {"checks": 48})
+    index.add([desc])
+    index.train()
+    taken = np.zeros(len(pts), bool)
+    results: list[TileMatch] = []
+    missing: dict[str, int] = {}
+    pending = list(templates)
+    for _round in range(2):
+        found_now = []
+        for t in pending:
+            if len(t.desc) < cfg.min_inliers:
+                missing[t.name] = 0
+                continue
+            knn = index.knnMatch(t.desc, k=2)
+            best: dict[int, tuple[float, int]] = {}  # photo keypoint -> (distance, template keypoint): one-to-one
+            for m in knn:
+                if len(m) < 2:
+                    continue
+                a, b = m
+                if a.distance < cfg.ratio_test * b.distance and not taken[a.trainIdx]:
+                    if a.trainIdx not in best or a.distance < best[a.trainIdx][0]:
+                        best[a.trainIdx] = (a.distance, a.queryIdx)
+            if len(best) < cfg.min_inliers:
+                missing[t.name] = len(best)
+                continue
+            didx = np.fromiter(best.keys(), dtype=np.int64)
+            src = t.kp_mm[[best[i][1] for i in didx]].astype(np.float64)
+            dst = pts[didx].astype(np.float64)
+            H, inl = _fit_tile_homography(src, dst, cfg)
+            if H is None:
+                missing[t.name] = 0
+                continue
+            n_in = int(inl.sum())
+            spread = cv2.contourArea(cv2.convexHull(src[inl].astype(np.float32))) if n_in >= 3 else 0.0
+            tile_area = cv2.contourArea(t.outline_mm.astype(np.float32))
+            if (n_in < cfg.min_inliers or spread < 0.15 * tile_area
+                    or not _quad_ok(H, t.outline_mm, gray_work.shape)):
+                missing[t.name] = n_in
+                continue
+            found_now.append(TileMatch(t, H, src[inl], dst[inl], len(src)))
+            missing.pop(t.name, None)
+            _ = didx
+        # resolve overlaps: the better match keeps the region
+        found_now.sort(key=lambda m: -m.inliers)
+        kept = []
+        for m in found_now:
+            quad = _project_h(m.H, m.template.outline_mm).astype(np.float32)
+            clash = False
+            for k in kept + results:
+                other = _project_h(k.H, k.template.outline_mm).astype(np.float32)
+                inter, _ = cv2.intersectConvexConvex(cv2.convexHull(quad), cv2.convexHull(other))
+                if inter > 0.2 * min(cv2.contourArea(quad), cv2.contourArea(other)):
+                    clash = True
+                    break
+            if clash:
+                missing[m.template.name] = m.inliers
+                continue
+            kept.append(m)
+        results.extend(kept)
+        # mask the photo features inside found tiles and retry the missing ones once
+        for m in kept:
+            quad = _project_h(m.H, m.template.outline_mm).astype(np.float32)
+            inside = np.array([cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in pts])
+            taken |= inside
+        pending = [t for t in templates if t.name in missing]
+        if not pending or not kept:
+            break
+    return results, {k: v for k, v in missing.items() if k not in {m.template.name for m in results}}
+
+
+# -------------------------------------------------------------------------------- camera model
+
+def _rigid_fit(src: np.ndarray, dst: np.ndarray) -> tuple[float, np.ndarray]:
+    """Rotation (deg) and translation of the best rigid map src -> dst (2-D, least squares)."""
+    cs, cd = src.mean(axis=0), dst.mean(axis=0)
+    A = (src - cs).T @ (dst - cd)
+    U, _, Vt = np.linalg.svd(A)
+    R = (U @ Vt).T
+    if np.linalg.det(R) < 0:
+        Vt[-1] *= -1
+        R = (U @ Vt).T
+    ang = math.degrees(math.atan2(R[1, 0], R[0, 0]))
+    return ang, cd - R @ cs
+
+
+def focal_from_homography(H: np.ndarray, pp: tuple[float, float]) -> float | None:
+    """Focal length (px) of a plane -> image homography with known principal point and square
+    pixels (Zhang's two constraints, least squares); None when the view is too frontal to tell."""
+    T = np.array([[1, 0, -pp[0]], [0, 1, -pp[1]], [0, 0, 1.0]])
+    Hn = T @ H
+    h1, h2 = Hn[:, 0], Hn[:, 1]
+    # unknown w = 1/f^2 ; omega = diag(w, w, 1)
+    a1 = h1[0] * h2[0] + h1[1] * h2[1]
+    b1 = h1[2] * h2[2]
+    a2 = h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2
+    b2 = h1[2] ** 2 - h2[2] ** 2
+    A = np.array([a1, a2])
+    b = -np.array([b1, b2])
+    den = float(A @ A)
+    if den <= 0:
+        return None
+    w = float(A @ b) / den
+    if w <= 0:
+        return None
+    f = 1.0 / math.sqrt(w)
+    # conditioning: how much the constraints depend on w relative to their size
+    if abs(b1) + abs(b2) < 1e-12 * (abs(a1) + abs(a2)):
+        return None
+    return f
+
+
+@dataclass
+class Problem:
+    """Observations for the bundle adjustment (full-resolution image px).
+
+    Points: a tile-local point (mm) seen at an image point.  Edges: a point of a board's outline
+    (mm) seen on an image edge whose normal is ``edge_n``: only the distance across the edge counts.
+    """
+
+    tile_of: np.ndarray   # (N,) index into tiles
+    local_mm: np.ndarray  # (N,2) point in its tile's frame
+    image_px: np.ndarray  # (N,2)
+    weight: np.ndarray    # (N,)
+    edge_tile_of: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    edge_local_mm: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    edge_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    edge_n: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    edge_weight: float = 1.0
+    tile_scores: dict[str, float] = field(default_factory=dict)  # median picture correlation per tile
+
+    def with_edges(self, edges: "Problem") -> "Problem":
+        return Problem(self.tile_of, self.local_mm, self.image_px, self.weight, edges.edge_tile_of,
+                       edges.edge_local_mm, edges.edge_px, edges.edge_n, edges.edge_weight)
+
+    @staticmethod
+    def empty() -> "Problem":
+        return Problem(np.zeros(0, int), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
+
+
+class CameraSolver:
+    """Jointly fits camera intrinsics/pose and tile placements to correspondences."""
+
+    def __init__(self, image_size, tiles: list[str], ref: int, intrinsics: Intrinsics | None, cfg: RegistrationConfig):
+        self.size = image_size
+        self.tiles = tiles
+        self.ref = ref
+        self.fixed_intr = intrinsics
+        self.cfg = cfg
+        w, h = image_size
+        self.pp = ((w - 1) / 2, (h - 1) / 2)
+        self.f_prior = (w / 2) / math.tan(math.radians(cfg.prior_hfov_deg) / 2)
+
+    def _unpack(self, x: np.ndarray, placements0: list[TilePlacement]):
+        i = 0
+        if self.fixed_intr is None:
+            f = x[0]
+            dist = np.array([x[1], x[2], x[3], x[4], 0.0])
+            K = np.array([[f, 0, self.pp[0]], [0, f, self.pp[1]], [0, 0, 1.0]])
+            i = 5
+        else:
+            K, dist = self.fixed_intr.K, self.fixed_intr.dist
+        rvec, tvec = x[i:i + 3], x[i + 3:i + 6]
+        i += 6
+        placements = []
+        k = 0
+        for t, p0 in enumerate(placements0):
+            if t == self.ref:
+                placements.append(p0)
+                continue
+            d = x[i + 3 * k:i + 3 * k + 3]
+            k += 1
+            placements.append(TilePlacement(tile=p0.tile, rotation_deg=p0.rotation_deg + d[0],
+                                            offset_mm=(p0.offset_mm[0] + d[1], p0.offset_mm[1] + d[2])))
+        return K, dist, rvec, tvec, placements
+
+    @staticmethod
+    def _table_points(tile_of: np.ndarray, local_mm: np.ndarray, placements: list[TilePlacement]) -> np.ndarray:
+        ang = np.radians([p.rotation_deg for p in placements])[tile_of]
+        off = np.array([p.offset_mm for p in placements]).reshape(-1, 2)[tile_of]
+        c, s = np.cos(ang), np.sin(ang)
+        x, y = local_mm[:, 0], local_mm[:, 1]
+        return np.column_stack([c * x - s * y, s * x + c * y]) + off
+
+    def residuals(self, x, prob: Problem, placements0):
+        K, dist, rvec, tvec, placements = self._unpack(x, placements0)
+        n, m = len(prob.local_mm), len(prob.edge_local_mm)
+        pts = self._table_points(np.concatenate([prob.tile_of, prob.edge_tile_of]).astype(int),
+                                 np.concatenate([prob.local_mm, prob.edge_local_mm]), placements)
+        obj = np.column_stack([pts, np.zeros(len(pts))])
+        proj, _ = cv2.projectPoints(obj, rvec, tvec, K, dist)
+        proj = proj.reshape(-1, 2)
+        res = [((proj[:n] - prob.image_px) * prob.weight[:, None]).ravel()]
+        if m:
+            res.append(np.einsum("ij,ij->i", proj[n:] - prob.edge_px, prob.edge_n) * prob.edge_weight)
+        if self.fixed_intr is None:
+            # weak priors: on the focal length, and on the distortion (the lens is usually mild);
+            # they only matter where the observations cannot tell
+            res.append(np.array([(x[0] - self.f_prior) / (self.cfg.prior_f_sigma * self.f_prior),
+                                 x[1] / 0.3, x[2] / 0.3]) * 3.0)
+        return np.concatenate(res)
+
+    def solve(self, prob: Problem, placements0: list[TilePlacement], K0: np.ndarray, dist0: np.ndarray,
+              rvec0: np.ndarray, tvec0: np.ndarray, free_distortion: bool = True):
+        x0 = []
+        if self.fixed_intr is None:
+            x0 += [K0[0, 0], dist0[0], dist0[1], dist0[2], dist0[3]]
+        x0 += list(rvec0) + list(tvec0)
+        x0 += [0.0] * (3 * (len(placements0) - 1))
+        x0 = np.array(x0, dtype=np.float64)
+        lb = np.full(len(x0), -np.inf)
+        ub = np.full(len(x0), np.inf)
+        if self.fixed_intr is None:
+            lb[0], ub[0] = 0.2 * self.f_prior, 5.0 * self.f_prior
+            lim = [0.6, 0.6, 0.02, 0.02] if free_distortion else [1e-9] * 4
+            for j in range(4):
+                lb[1 + j], ub[1 + j] = x0[1 + j] - lim[j], x0[1 + j] + lim[j]
+        scale = []
+        if self.fixed_intr is None:
+            scale += [0.02 * x0[0], 0.02, 0.02, 0.0005, 0.0005]
+        scale += [0.002] * 3 + [1.0] * 3 + [0.1, 0.3, 0.3] * (len(placements0) - 1)
+        x = x0
+        for f_scale in (4.0 * self.cfg.robust_px, self.cfg.robust_px):
+            sol = least_squares(self.residuals, x, args=(prob, placements0), loss="huber", f_scale=f_scale,
+                                bounds=(lb, ub), x_scale=np.array(scale), max_nfev=100, xtol=1e-9, ftol=1e-9)
+            x = sol.x
+        K, dist, rvec, tvec, placements = self._unpack(sol.x, placements0)
+        return K, dist, rvec, tvec, placements, sol
+
+
+# --------------------------------------------------------------------------------- the pipeline
+
+@dataclass
+class Registration:
+    calibration: CalibrationFile
+    camera: CameraModel
+    placements: list[TilePlacement]
+    matches: dict[str, int]
+    residual_px: float
+    timings: dict[str, float]
+
+
+def check_photo(gray: np.ndarray, cfg: RegistrationConfig) -> None:
+    """Refuse photos that are too dark or too blurred to register, with the figure that failed."""
+    mean = float(gray.mean())
+    if mean < cfg.min_brightness:
+        raise BoardNotFound(f"the photo is too dark (mean brightness {mean:.0f}/255)",
+                            "add light or lengthen the exposure and take it again")
+    small = cv2.resize(gray, (640, int(640 * gray.shape[0] / gray.shape[1])), interpolation=cv2.INTER_AREA)
+    lap = cv2.Laplacian(small, cv2.CV_32F)
+    sharp = float(np.sqrt(np.mean(lap ** 2)))
+    if sharp < cfg.min_sharpness:
+        raise BoardNotFound(f"the photo is too blurred (sharpness {sharp:.1f} < {cfg.min_sharpness})",
+                            "focus the camera and hold it still, then take it again")
+
+
+def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | None = None,
+             cfg: RegistrationConfig | None = None, source_image: str | None = None,
+             profile_ref: str | None = None) -> Registration:
+    """Register the boards of ``profile`` in a photo of the empty table (BGR)."""
+    cfg = cfg or RegistrationConfig()
+    t0 = time.perf_counter()
+    timings = {}
+    h, w = image.shape[:2]
+    if intrinsics is not None and tuple(intrinsics.image_size) != (w, h):
+        raise InputError(f"the camera file is for {intrinsics.image_size[0]}x{intrinsics.image_size[1]} images, "
+                         f"the photo is {w}x{h}", "calibrate the camera at the resolution you photograph with")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    check_photo(gray, cfg)
+    scale = min(1.0, cfg.work_long_side_px / max(w, h))
+    work = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    templates = build_templates(profile, cfg.tile_features)
+    timings["templates"] = time.perf_counter() - t0
+    matches, missing = match_templates(work, templates, cfg)
+    timings["match"] = time.perf_counter() - t0
+    if missing:
+        found = [m.template.name for m in matches]
+        what = ", ".join(f"'{k}' ({v} consistent features, need {cfg.min_inliers})" for k, v in sorted(missing.items()))
+        reason = (f"{len(missing)} of {len(templates)} {'tiles' if len(templates) > 1 else 'boards'} of "
+                  f"'{profile.data.name}' not found: {what}")
+        hint = ("is this the right profile, and are all the boards in view and lit?" if found else
+                "no board of this profile is in the photo: check the profile and that the boards are in view")
+        raise BoardNotFound(reason, hint, overlay=_overlay_matches(image, matches, scale))
+
+    # ---- table frame and first placements
+    ref_i = int(np.argmax([m.inliers for m in matches]))
+    ref = matches[ref_i]
+    # the direction of the reference template's x axis in the image
+    c = ref.template.outline_mm.mean(axis=0)
+    p0, p1 = _project_h(ref.H, np.array([c, c + [10.0, 0.0]]))
+    phi = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
+    snap = 90.0 if profile.data.arrangement.kind == "free" else None
+    ref_rot = 90.0 * round(phi / 90.0) if snap else phi
+    # template frame -> table frame (reference): rotation ref_rot, offset chosen below
+    placements_tmp: list[tuple[str, float, np.ndarray]] = []  # tile, rotation, offset
+    R_ref = rot2(ref_rot)
+    H_ref_inv = np.linalg.inv(ref.H)
+    for m in matches:
+        # points of this template in the reference template frame (through the image)
+        src = m.src_mm if m.inliers >= 4 else m.template.outline_mm
+        dst_img = _project_h(m.H, src)
+        in_ref = _project_h(H_ref_inv, dst_img)
+        ang, off = _rigid_fit(src, in_ref)
+        for tid in m.template.tiles:
+            F = m.template.frame_to_tile[tid]          # template mm -> tile mm
+            Finv = np.linalg.inv(F)                    # tile mm -> template mm
+            rot_tile = math.degrees(math.atan2(Finv[1, 0], Finv[0, 0]))
+            # tile -> template (Finv) -> ref template (ang, off) -> table (R_ref)
+            A = np.eye(3)
+            A[:2, :2] = rot2(ang)
+            A[:2, 2] = off
+            Rt = np.eye(3)
+            Rt[:2, :2] = R_ref
+            M = Rt @ A @ Finv
+            placements_tmp.append((tid, ref_rot + ang + rot_tile, M[:2, 2].copy()))
+    order = {t.id: i for i, t in enumerate(profile.tiles)}
+    placements_tmp.sort(key=lambda p: order[p[0]])
+    placements = [TilePlacement(tile=t, rotation_deg=_wrap(r), offset_mm=tuple(o)) for t, r, o in placements_tmp]
+    # move the origin to the top-left of the boards
+    x0, y0, _, _ = Layout(profile, placements).support.bounds
+    placements = [TilePlacement(tile=p.tile, rotation_deg=p.rotation_deg,
+                                offset_mm=(p.offset_mm[0] - x0, p.offset_mm[1] - y0)) for p in placements]
+    tile_ids = [p.tile for p in placements]
+    ref_tile = ref.template.tiles[0]
+    ref_idx = tile_ids.index(ref_tile)
+
+    # ---- correspondences (full-resolution px) per tile
+    prob = _problem_from_matches(matches, tile_ids, scale)
+    # ---- initial camera
+    table_pts = np.concatenate([placements[t].to_table(prob.local_mm[prob.tile_of == t]) for t in range(len(placements))])
+    img_pts = np.concatenate([prob.image_px[prob.tile_of == t] for t in range(len(placements))])
+    Hg, _ = cv2.findHomography(table_pts, img_pts, cv2.USAC_MAGSAC, 3.0 / scale)
+    if intrinsics is not None:
+        K0, d0 = intrinsics.K, intrinsics.dist
+    else:
+        pp = ((w - 1) / 2, (h - 1) / 2)
+        f0 = focal_from_homography(Hg, pp)
+        f_prior = (w / 2) / math.tan(math.radians(cfg.prior_hfov_deg) / 2)
+        if f0 is None or not (0.25 * f_prior < f0 < 4 * f_prior):
+            f0 = f_prior
+        K0 = np.array([[f0, 0, pp[0]], [0, f0, pp[1]], [0, 0, 1.0]])
+        d0 = np.zeros(5)
+    obj = np.column_stack([table_pts, np.zeros(len(table_pts))])
+    ok, rvec0, tvec0 = cv2.solvePnP(obj, img_pts, K0, d0, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        raise BoardNotFound("the boards were found but no camera pose fits them", overlay=_overlay_matches(image, matches, scale))
+    rvec0, tvec0 = rvec0.ravel(), tvec0.ravel()
+    solver = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg)
+    # lens distortion is only freed once observations cover the boards (matches may cluster)
+    hull = cv2.contourArea(cv2.convexHull(prob.image_px.astype(np.float32)))
+    boards_px = cv2.contourArea(cv2.convexHull(np.concatenate(
+        [_project_h(m.H, m.template.outline_mm) / scale for m in matches]).astype(np.float32)))
+    covered = hull > 0.5 * boards_px
+    K, dist, rvec, tvec, placements, sol = solver.solve(prob, placements, K0, d0, rvec0, tvec0,
+                                                        free_distortion=covered)
+    timings["solve"] = time.perf_counter() - t0
+
+    # ---- the boards' outer edges (wide search, then close), then dense picture patches
+    edges = EdgeImage(gray)
+    cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+    # a wide search only when the pictures did not cover the boards (the fit may be far off)
+    stages = ((max(12.0, 0.012 * max(w, h)), False), (5.0, True)) if not covered else ((5.0, True),)
+    for search, nearest in stages:
+        eobs = edge_observations(edges, cam, Layout(profile, placements), search, nearest)
+        if len(eobs.edge_px) >= 8:
+            eobs.edge_weight = 1.0
+            K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec)
+            cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+    prob2 = dense_correspondences(gray, profile, placements, cam, cfg)
+    eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
+    if len(prob2.image_px) >= 30:
+        prob = prob2
+    K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec)
+    cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+    timings["refine"] = time.perf_counter() - t0
+
+    # ---- residuals and frame checks
+    res = _reproj(cam, prob, placements)
+    rms = float(np.sqrt(np.median(np.sum(res ** 2, axis=1)) / 0.4549)) if len(res) else float("nan")
+    lay = Layout(profile, placements)
+    for pl in placements:
+        corners = cam.project_plane(lay.tile_corners(pl))
+        m = cfg.frame_margin_px
+        if (corners[:, 0].min() < m or corners[:, 1].min() < m or corners[:, 0].max() > w - 1 - m
+                or corners[:, 1].max() > h - 1 - m):
+            raise BoardNotFound(f"tile '{pl.tile}' is partly out of the frame",
+                                "move or zoom the camera so every board is fully in view",
+                                overlay=draw_overlay(image, cam, lay))
+    edge_mm = edge_check_mm(gray, cam, lay)
+    # identification score: how well each tile's picture correlates with the photo where the model
+    # puts it (median over textured patches; a wrong tile or turn scores near 0)
+    scores = {pl.tile: prob2.tile_scores.get(pl.tile, 0.0) for pl in placements}
+    mmpp = float(cam.mm_per_px_at(np.asarray(lay.support.centroid.coords))[0])
+    quality = Quality(reprojection_rms_px=round(rms, 4), corner_rms_mm=round(edge_mm, 4) if edge_mm is not None else None,
+                      worst_tile_score=round(min(scores.values()), 4), mm_per_px=round(mmpp, 4),
+                      distortion_from="camera" if intrinsics is not None else "edges",
+                      notes=[f"{len(prob.image_px)} correspondences", f"focal length {K[0, 0]:.1f} px"])
+    calib = build_calibration(profile, placements, cam, quality, profile_ref=profile_ref, source_image=source_image)
+    timings["total"] = time.perf_counter() - t0
+    return Registration(calib, cam, placements, {m.template.name: m.inliers for m in matches}, rms, timings)
+
+
+def _wrap(a: float) -> float:
+    return (a + 180.0) % 360.0 - 180.0
+
+
+def _problem_from_matches(matches: list[TileMatch], tile_ids: list[str], scale: float) -> Problem:
+    tile_of, local, img = [], [], []
+    for m in matches:
+        px = (m.dst_px + 0.5) / scale - 0.5
+        for tid in m.template.tiles:
+            F = m.template.frame_to_tile[tid]
+            loc = _project_h(F, m.src_mm)
+            if len(m.template.tiles) > 1:
+                # keep only the points that fall on this tile
+                keep = _inside_tile(tid, loc, m)
+                loc, p = loc[keep], px[keep]
+            else:
+                p = px
+            tile_of.append(np.full(len(loc), tile_ids.index(tid)))
+            local.append(loc)
+            img.append(p)
+    tile_of = np.concatenate(tile_of)
+    return Problem(tile_of, np.concatenate(local), np.concatenate(img), np.ones(len(tile_of)))
+
+
+_TILE_SHAPES: dict[str, np.ndarray] = {}
+
+
+def _inside_tile(tid: str, loc: np.ndarray, m: TileMatch) -> np.ndarray:
+    shape = _TILE_SHAPES.get(tid)
+    if shape is None:
+        return np.ones(len(loc), bool)
+    return np.array([cv2.pointPolygonTest(shape.astype(np.float32), (float(x), float(y)), False) >= 0 for x, y in loc])
+
+
+def _reproj(cam: CameraModel, prob: Problem, placements: list[TilePlacement]) -> np.ndarray:
+    pts = CameraSolver._table_points(prob.tile_of, prob.local_mm, placements)
+    return cam.project_plane(pts) - prob.image_px
+
+
+# ----------------------------------------------------------------------------- dense refinement
+
+def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: list[TilePlacement],
+                          cam: CameraModel, cfg: RegistrationConfig, spacing_mm: float = 12.0) -> Problem:
+    """Sub-pixel correspondences: patches of each tile's picture, warped into the photo through the
+    current model, aligned by normalised cross-correlation around their predicted place."""
+    half = cfg.refine_patch_px
+    search = cfg.refine_search_px
+    h, w = gray.shape
+    ncc_of: dict[int, list[float]] = {}
+    tile_of, local, img, wts = [], [], [], []
+    g32 = gray.astype(np.float32)
+    for t, pl in enumerate(placements):
+        tile = profile.tile(pl.tile)
+        pic, ppm = _tile_picture(profile, tile)
+        pic_g = cv2.cvtColor(pic, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        outline = tile.outline_polygon()
+        inner = outline.buffer(-6.0)
+        if inner.is_empty:
+            continue
+        x0, y0, x1, y1 = inner.bounds
+        xs = np.arange(x0 + spacing_mm / 2, x1, spacing_mm)
+        ys = np.arange(y0 + spacing_mm / 2, y1, spacing_mm)
+        grid = np.array([(x, y) for y in ys for x in xs])
+        if len(grid) == 0:
+            continue
+        from shapely import contains_xy
+
+        grid = grid[contains_xy(inner, grid[:, 0], grid[:, 1])]
+        centers_px = cam.project_plane(pl.to_table(grid))
+        # local scale: mm per photo px around each point, and the local affine map photo px -> tile mm
+        for (gx, gy), (u, v) in zip(grid, centers_px):
+            if not (half + search + 2 <= u < w - half - search - 2 and half + search + 2 <= v < h - half - search - 2):
+                continue
+            # affine from photo px (patch around (u,v)) to tile px, from three nearby points
+            d = 2.0
+            loc3 = np.array([[gx, gy], [gx + d, gy], [gx, gy + d]])
+            img3 = cam.project_plane(pl.to_table(loc3))
+            A = cv2.getAffineTransform(img3.astype(np.float32), (loc3 * ppm - 0.5).astype(np.float32))
+            # template: the tile picture resampled on the photo's pixel grid around (u, v)
+            size = 2 * half + 1
+            uu0, vv0 = round(u) - half, round(v) - half
+            T = np.array([[1, 0, uu0], [0, 1, vv0], [0, 0, 1.0]])
+            M = (np.vstack([A, [0, 0, 1]]) @ T)[:2]
+            patch = cv2.warpAffine(pic_g, M, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REFLECT)
+            if patch.std() < 6.0:
+                continue
+            sx0, sy0 = uu0 - search, vv0 - search
+            region = g32[sy0:sy0 + size + 2 * search, sx0:sx0 + size + 2 * search]
+            res = cv2.matchTemplate(region, patch, cv2.TM_CCOEFF_NORMED)
+            _, best, _, loc = cv2.minMaxLoc(res)
+            ncc_of.setdefault(t, []).append(best)
+            if best < 0.6 or not (0 < loc[0] < res.shape[1] - 1 and 0 < loc[1] < res.shape[0] - 1):
+                continue
+            cx = loc[0] + _parabola(res[loc[1], loc[0] - 1], best, res[loc[1], loc[0] + 1])
+            cy = loc[1] + _parabola(res[loc[1] - 1, loc[0]], best, res[loc[1] + 1, loc[0]])
+            # the patch's centre pixel (half, half) sits at photo (uu0 + half + dx, vv0 + half + dy)
+            du, dv = cx - search, cy - search
+            # which tile point is at the patch centre? the one the affine maps there
+            pc = M @ np.array([half, half, 1.0])
+            loc_mm = (pc + 0.5) / ppm
+            tile_of.append(t)
+            local.append(loc_mm)
+            img.append([uu0 + half + du, vv0 + half + dv])
+            wts.append(min(1.0, (best - 0.5) * 2.5))
+    scores = {placements[t].tile: float(np.median(v)) for t, v in ncc_of.items()}
+    if not tile_of:
+        prob = Problem.empty()
+    else:
+        prob = Problem(np.array(tile_of), np.array(local), np.array(img), np.array(wts))
+    prob.tile_scores = scores
+    return prob
+
+
+def _parabola(a: float, b: float, c: float) -> float:
+    den = a - 2 * b + c
+    if abs(den) < 1e-9:
+        return 0.0
+    return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+
+
+# ------------------------------------------------------------------------------- edges, overlay
+
+class EdgeImage:
+    """Grey-level gradients of the photo, for locating board edges across their predicted place."""
+
+    def __init__(self, gray: np.ndarray):
+        g = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
+        self.gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+        self.gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+        self.h, self.w = gray.shape
+
+    def find(self, u: float, v: float, dn: np.ndarray, search_px: float, nearest: bool = True) -> float | None:
+        """Offset (px, along the unit normal dn) of the board edge near (u, v), or None."""
+        offs = np.arange(-search_px, search_px + 1, dtype=np.float64)
+        xs, ys = u + offs * dn[0], v + offs * dn[1]
+        if xs.min() < 1 or ys.min() < 1 or xs.max() > self.w - 2 or ys.max() > self.h - 2:
+            return None
+        mx, my = xs.astype(np.float32).reshape(1, -1), ys.astype(np.float32).reshape(1, -1)
+        gxs = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR).ravel()
+        gys = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR).ravel()
+        mag = np.abs(gxs * dn[0] + gys * dn[1])
+        # the edge is the strong local maximum nearest the prediction (printed borders near the
+        # edge make other maxima); in a wide search, the strongest
+        peaks = [i for i in range(1, len(mag) - 1) if mag[i] >= mag[i - 1] and mag[i] >= mag[i + 1]
+                 and mag[i] >= max(8.0, 0.5 * mag.max())]
+        if not peaks:
+            return None
+        j = min(peaks, key=lambda i: abs(offs[i])) if nearest else max(peaks, key=lambda i: mag[i])
+        return float(offs[j] + _parabola(mag[j - 1], mag[j], mag[j + 1]))
+
+
+def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px: float, nearest: bool = True,
+                      spacing_mm: float = 8.0) -> Problem:
+    """Points of every board edge that borders the table, located on the photo across the edge."""
+    support = lay.support
+    tiles, local, qs, ns = [], [], [], []
+    for t, pl in enumerate(lay.placements):
+        tile = lay.profile.tile(pl.tile)
+        ring = np.asarray(tile.outline_polygon().exterior.coords)[:-1]
+        k = len(ring)
+        for i in range(k):
+            a, b = ring[i], ring[(i + 1) % k]
+            L = float(np.linalg.norm(b - a))
+            if L < 30:
+                continue
+            ts = np.arange(10.0, L - 10.0, spacing_mm) / L
+            pts_loc = a + (b - a) * ts[:, None]
+            tab = pl.to_table(pts_loc)
+            ta, tb = pl.to_table(np.array([a, b]))
+            nrm = np.array([(tb - ta)[1], -(tb - ta)[0]]) / L
+            if support.contains(_pt(tab[len(tab) // 2] + nrm * 3.0)):
+                nrm = -nrm  # point outward
+            outside = np.array([not support.contains(_pt(p + nrm * 3.0)) for p in tab])
+            if not outside.any():
+                continue
+            px = cam.project_plane(tab[outside])
+            px2 = cam.project_plane(tab[outside] + nrm)
+            for j, (p0, p1) in enumerate(zip(px, px2)):
+                dn = p1 - p0
+                dn /= np.linalg.norm(dn)
+                off = edges.find(p0[0], p0[1], dn, search_px, nearest)
+                if off is None:
+                    continue
+                tiles.append(t)
+                local.append(pts_loc[outside][j])
+                qs.append(p0 + off * dn)
+                ns.append(dn)
+    prob = Problem.empty()
+    if tiles:
+        prob.edge_tile_of = np.array(tiles)
+        prob.edge_local_mm = np.array(local)
+        prob.edge_px = np.array(qs)
+        prob.edge_n = np.array(ns)
+    return prob
+
+
+def edge_check_mm(gray: np.ndarray, cam: CameraModel, lay: Layout, samples: int = 12, search_px: int = 6) -> float | None:
+    """RMS distance (mm) between the boards' outer edges as the model places them and the strongest
+    grey-level edge found across each, measured on the photo (independent of the pictures)."""
+    g = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    h, w = gray.shape
+    support = lay.support
+    errs = []
+    for pl in lay.placements:
+        corners = lay.tile_corners(pl)
+        k = len(corners)
+        for i in range(k):
+            a, b = corners[i], corners[(i + 1) % k]
+            for t in np.linspace(0.15, 0.85, samples):
+                p = a + (b - a) * t
+                n = np.array([-(b - a)[1], (b - a)[0]])
+                n /= np.linalg.norm(n)
+                out_pt = p + n * 4.0
+                in_pt = p - n * 4.0
+                # only edges that border the table (not a neighbouring tile)
+                if support.contains(_pt(out_pt)) and support.contains(_pt(in_pt)):
+                    continue
+                pp = cam.project_plane(np.array([p, p + n]))
+                u, v = pp[0]
+                dn = pp[1] - pp[0]
+                mm_per_px = 1.0 / np.linalg.norm(dn)
+                dn = dn / np.linalg.norm(dn)
+                offs = np.arange(-search_px, search_px + 1, dtype=np.float64)
+                xs = u + offs * dn[0]
+                ys = v + offs * dn[1]
+                if xs.min() < 1 or ys.min() < 1 or xs.max() > w - 2 or ys.max() > h - 2:
+                    continue
+                mx = xs.astype(np.float32).reshape(1, -1)
+                my = ys.astype(np.float32).reshape(1, -1)
+                gxs = cv2.remap(gx, mx, my, cv2.INTER_LINEAR).ravel()
+                gys = cv2.remap(gy, mx, my, cv2.INTER_LINEAR).ravel()
+                mag = np.abs(gxs * dn[0] + gys * dn[1])
+                # the board edge is the strong local maximum nearest the model's edge (printed
+                # borders near the edge make other maxima)
+                peaks = [i for i in range(1, len(mag) - 1) if mag[i] >= mag[i - 1] and mag[i] >= mag[i + 1]
+                         and mag[i] >= max(8.0, 0.5 * mag.max())]
+                if not peaks:
+                    continue
+                j = min(peaks, key=lambda i: abs(offs[i]))
+                off = offs[j] + _parabola(mag[j - 1], mag[j], mag[j + 1])
+                errs.append(off * mm_per_px)
+    if len(errs) < 8:
+        return None
+    errs = np.array(errs)
+    # the board edge is a step of ~1 px blur: the residual is its median-centred spread
+    return float(np.sqrt(np.median(errs ** 2)))
+
+
+def _pt(p):
+    from shapely.geometry import Point
+
+    return Point(float(p[0]), float(p[1]))
+
+
+def _overlay_matches(image: np.ndarray, matches: list[TileMatch], scale: float) -> np.ndarray:
+    out = image.copy()
+    for m in matches:
+        q = (_project_h(m.H, m.template.outline_mm) + 0.5) / scale - 0.5
+        cv2.polylines(out, [np.round(q * 16).astype(np.int32)], True, (0, 255, 0), 3, cv2.LINE_AA, 4)
+        c = q.mean(axis=0)
+        cv2.putText(out, m.template.name, (int(c[0]), int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 255, 0), 2, cv2.LINE_AA)
+    return out
+
+
+ZONE_COLORS = {"planet": (255, 200, 0), "satellite": (0, 220, 255), "charging_satellite": (0, 255, 120),
+               "asteroid_belt": (80, 80, 255)}
+
+
+def draw_overlay(image: np.ndarray, cam: CameraModel, lay: Layout, calib: CalibrationFile | None = None) -> np.ndarray:
+    """The photo with every tile outline, id, zone, pit, seat and grid space the calibration found."""
+    out = image.copy()
+    th = max(1, round(image.shape[1] / 900))
+
+    def poly(pts_mm, color, thick=th, closed=True, height=0.0):
+        pts = np.asarray(pts_mm, dtype=np.float64)
+        if closed:
+            pts = np.vstack([pts, pts[:1]])
+        dense = np.concatenate([pts[i] + (pts[i + 1] - pts[i]) * np.linspace(0, 1, 8, endpoint=False)[:, None]
+                                for i in range(len(pts) - 1)] + [pts[-1:]])
+        px = cam.project_plane(dense, height)
+        cv2.polylines(out, [np.round(px * 16).astype(np.int32)], False, color, thick, cv2.LINE_AA, 4)
+
+    for pl in lay.placements:
+        poly(lay.tile_corners(pl), (0, 255, 0), th + 1)
+    for z in lay.zones():
+        poly(z.polygon, ZONE_COLORS.get(z.kind, (255, 0, 255)))
+        for hole in z.holes:
+            poly(hole, ZONE_COLORS.get(z.kind, (255, 0, 255)))
+    for p in lay.pits():
+        a = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+        poly(np.column_stack([p.center[0] + p.radius * np.cos(a), p.center[1] + p.radius * np.sin(a)]), (0, 200, 255))
+    for s in lay.seats():
+        poly(s.shooting_line, (255, 0, 255), th + 1, closed=False)
+    for sp in lay.spaces():
+        poly(sp.polygon, (200, 200, 200), 1)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    fs = image.shape[1] / 1600
+    for pl in lay.placements:
+        c = cam.project_plane(lay.tile_corners(pl).mean(axis=0, keepdims=True))[0]
+        label = f"{pl.tile} {pl.rotation_deg:+.1f}deg"
+        cv2.putText(out, label, (int(c[0]) - 60, int(c[1])), font, fs, (0, 0, 0), 4 * th, cv2.LINE_AA)
+        cv2.putText(out, label, (int(c[0]) - 60, int(c[1])), font, fs, (0, 255, 0), th, cv2.LINE_AA)
+    if calib is not None:
+        q = calib.quality
+        txt = (f"fit {q.reprojection_rms_px:.2f}px  edges {q.corner_rms_mm if q.corner_rms_mm is not None else float('nan'):.2f}mm"
+               f"  {q.mm_per_px:.2f}mm/px")
+        cv2.putText(out, txt, (20, int(40 * fs)), font, fs, (0, 0, 0), 4 * th, cv2.LINE_AA)
+        cv2.putText(out, txt, (20, int(40 * fs)), font, fs, (255, 255, 255), th, cv2.LINE_AA)
+    return out
