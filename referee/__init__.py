@@ -1,0 +1,1 @@
+"""The application layer: CLI, live and replay orchestration, match log, web UI."""

@@ -1,0 +1,214 @@
+"""The ``tableref`` command.
+
+Every verb has ``--help``.  Deliberate refusals (bad input, a board that is not in the photo, a
+calibration out of bounds) print one line ``tableref: error: <what is wrong>; <what to do>`` on
+stderr and exit with status 2, writing nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from tableref import __version__
+from tableref.errors import InputError, NotBuiltYet, TablerefError
+
+GAMES = ["pitchfleet", "pitrush", "galaktico", "asfccg"]
+
+
+class _Group(click.Group):
+    """A click group that turns our deliberate errors into one line and exit status 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except TablerefError as e:
+            _fail(str(e))
+        except _rules_error() as e:  # an illegal call into a game engine from a manifest
+            _fail(f"rules: {e}")
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+
+def _rules_error():
+    from rules.base import RulesError
+
+    return RulesError
+
+
+def _fail(message: str) -> None:
+    click.echo(f"tableref: error: {message}", err=True)
+    sys.exit(2)
+
+
+def not_built(what: str, issue: str) -> None:
+    raise NotBuiltYet(f"'{what}' is not built yet ({issue})", "see the README for what works today")
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tableref")
+def main() -> None:
+    """tableref: a computer-vision referee for flicking and board games.
+
+    A camera above the table watches the game; tableref calibrates the boards once, finds every
+    piece after each shot, judges by geometry whether it went outbound or arrived in a zone, and
+    scores it by the game's rules.
+    """
+
+
+# ------------------------------------------------------------------------------------ simulate
+
+@main.group(cls=_Group)
+def simulate() -> None:
+    """Render realistic photos of simulated tables with exact ground truth."""
+
+
+@simulate.command("scene")
+@click.option("--game", type=click.Choice(GAMES), required=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--size", default="1920x1080", show_default=True, help="image size WxH in px")
+@click.option("--empty", is_flag=True, help="no pieces: a calibration photo of the empty table")
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False), required=True,
+              help="image to write (.jpg or .png); the ground truth goes beside it as .json")
+def simulate_scene(game: str, seed: int, size: str, empty: bool, out: str) -> None:
+    """Render one random scene of GAME and write the photo and its ground truth."""
+    from simulator.api import render_to_files
+
+    w, h = _parse_size(size)
+    img, truth = render_to_files(game, seed, Path(out), (w, h), empty=empty)
+    click.echo(f"wrote {img} and {truth}")
+
+
+@simulate.command("fixtures")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="fixtures", show_default=True)
+@click.option("--docs", "docs_dir", type=click.Path(file_okay=False), default="docs", show_default=True)
+def simulate_fixtures(out_dir: str, docs_dir: str) -> None:
+    """Regenerate the bundled fixtures (scenes per game with ground truth) and the contact sheet."""
+    from simulator.fixtures import make_fixtures
+
+    make_fixtures(Path(out_dir), Path(docs_dir))
+
+
+@simulate.command("profiles")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="folder for the profiles (default: the built-in profile folder)")
+def simulate_profiles(out_dir: str | None) -> None:
+    """Regenerate the built-in nominal profiles and their tile pictures."""
+    from simulator.fixtures import make_profiles
+
+    for p in make_profiles(Path(out_dir) if out_dir else None):
+        click.echo(f"wrote {p}")
+
+
+def _parse_size(size: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in size.lower().split("x"))
+        if w < 64 or h < 64:
+            raise ValueError
+        return w, h
+    except ValueError:
+        raise InputError(f"--size '{size}' is not WxH in pixels", "e.g. --size 1920x1080") from None
+
+
+# ------------------------------------------------------------------------------ other verbs
+
+@main.group(cls=_Group)
+def calibrate() -> None:
+    """Calibrate the camera (intrinsics) and register the boards (calibration.json)."""
+
+
+@calibrate.command("camera")
+@click.argument("images", nargs=-1, type=click.Path())
+def calibrate_camera(images) -> None:
+    """Camera intrinsics from photos of a chessboard or ChArUco board."""
+    not_built("tableref calibrate camera", "issue 3")
+
+
+@calibrate.command("board")
+@click.argument("image", type=click.Path())
+@click.option("--profile", "profile_arg", required=True,
+              help="a profile file, or the name of a built-in one (pitchfleet, pitrush, galaktico, asfccg)")
+@click.option("--camera", "camera_path", type=click.Path(), default=None,
+              help="camera.json from 'tableref calibrate camera' (otherwise the lens is estimated from the boards)")
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False), required=True, help="calibration.json to write")
+@click.option("--overlay", type=click.Path(dir_okay=False), default=None, help="PNG/JPEG showing what was found")
+def calibrate_board(image, profile_arg, camera_path, out, overlay) -> None:
+    """Register the boards of a profile in IMAGE, a photo of the empty table.
+
+    Finds every tile, tells which it is and how it is turned, estimates the camera and writes the
+    calibration with its quality figures.  Nothing is written when the boards are not all found
+    or the quality is out of bounds (the overlay, if asked for, shows what was seen).
+    """
+    from calibration.api import calibrate_board_files
+
+    report = calibrate_board_files(Path(image), profile_arg, Path(camera_path) if camera_path else None, Path(out),
+                                   Path(overlay) if overlay else None)
+    click.echo(report)
+
+
+@main.group(cls=_Group)
+def profile() -> None:
+    """Board profiles: show, validate, learn a new board."""
+
+
+@profile.command("learn")
+@click.argument("images", nargs=-1, type=click.Path())
+def profile_learn(images) -> None:
+    """Draft a profile from photos of each tile."""
+    not_built("tableref profile learn", "issue 3")
+
+
+@main.command()
+@click.argument("image", type=click.Path())
+def detect(image) -> None:
+    """Find the pieces in a photo and judge them against a calibration."""
+    not_built("tableref detect", "issue 4")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(), required=False)
+def replay(folder) -> None:
+    """Replay a recorded game: events and the final scores."""
+    not_built("tableref replay", "issues 5 and 6")
+
+
+@main.command()
+def live() -> None:
+    """Referee a game live from a camera."""
+    not_built("tableref live", "issue 4")
+
+
+@main.command()
+def serve() -> None:
+    """Web UI: live view, calibration editor, match log."""
+    not_built("tableref serve", "issue 3")
+
+
+@main.group(cls=_Group)
+def bench() -> None:
+    """Benchmarks: calibration accuracy, verdict accuracy, speed."""
+
+
+@bench.command("calibration")
+def bench_calibration() -> None:
+    """Board registration accuracy on simulated photos."""
+    not_built("tableref bench calibration", "issue 3")
+
+
+@bench.command("accuracy")
+def bench_accuracy() -> None:
+    """Verdict accuracy on simulated scenes."""
+    not_built("tableref bench accuracy", "issue 4")
+
+
+@bench.command("speed")
+def bench_speed() -> None:
+    """Detection and settle-check speed."""
+    not_built("tableref bench speed", "issue 4")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

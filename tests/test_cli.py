@@ -1,0 +1,55 @@
+"""The CLI's answers: --help on every verb, bad input as one line and exit status 2, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from referee.cli import main
+
+VERBS = [[], ["calibrate"], ["calibrate", "camera"], ["calibrate", "board"], ["profile"], ["profile", "learn"],
+         ["detect"], ["replay"], ["live"], ["serve"], ["simulate"], ["simulate", "scene"], ["simulate", "fixtures"],
+         ["simulate", "profiles"], ["bench"], ["bench", "calibration"], ["bench", "accuracy"], ["bench", "speed"]]
+
+
+@pytest.mark.parametrize("verb", VERBS, ids=lambda v: " ".join(v) or "tableref")
+def test_help_on_every_verb(verb):
+    r = CliRunner().invoke(main, verb + ["--help"])
+    assert r.exit_code == 0, r.output
+    assert "Usage:" in r.output
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    """Run the real console entry point in a subprocess (what a user sees)."""
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def assert_one_line_error(r: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    assert lines[0].startswith("tableref: error: ")
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+def test_bad_size_is_one_line(tmp_path):
+    r = run("simulate", "scene", "--game", "pitrush", "--size", "huge", "-o", str(tmp_path / "x.jpg"))
+    assert_one_line_error(r, "--size", "WxH")
+    assert not list(tmp_path.iterdir())
+
+
+def test_unknown_image_extension_writes_nothing(tmp_path):
+    r = run("simulate", "scene", "--game", "asfccg", "--size", "320x240", "-o", str(tmp_path / "x.gif"))
+    assert_one_line_error(r, ".jpg or .png")
+    assert not list(tmp_path.iterdir())
+
+
+def test_usage_errors_exit_2():
+    r = run("simulate", "scene", "--game", "chess", "-o", "x.jpg")
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
