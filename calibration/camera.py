@@ -270,7 +270,7 @@ class PosePart(Part):
 
 class ViewResidual(Part):
     name: str
-    rms_px: float
+    rms_px: float | None = pydantic.Field(None, description="None when the pattern was not found in the view")
     used: bool = True
     reason: str | None = None
 

@@ -122,9 +122,59 @@ def calibrate() -> None:
 
 @calibrate.command("camera")
 @click.argument("images", nargs=-1, type=click.Path())
-def calibrate_camera(images) -> None:
-    """Camera intrinsics from photos of a chessboard or ChArUco board."""
-    not_built("tableref calibrate camera", "issue 3")
+@click.option("--chessboard", "chessboard", metavar="COLSxROWS", default=None,
+              help="chessboard target: inner corners, e.g. 9x6")
+@click.option("--charuco", "charuco", metavar="XxY", default=None, help="ChArUco target: squares, e.g. 5x7")
+@click.option("--square-mm", type=float, default=None, help="side of one square, mm")
+@click.option("--marker-mm", type=float, default=None, help="ChArUco only: side of one marker, mm")
+@click.option("--dict", "dictionary", default="DICT_6X6_250", show_default=True,
+              help="ChArUco only: predefined ArUco dictionary")
+@click.option("--fix-aspect", is_flag=True, help="square pixels: fx = fy (CALIB_FIX_ASPECT_RATIO)")
+@click.option("--no-tangential", is_flag=True, help="no tangential distortion: p1 = p2 = 0")
+@click.option("--k3/--no-k3", "k3", default=None,
+              help="estimate the k3 radial term (default: only when at least 10 views are used)")
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False), required=True, help="camera.json to write")
+def calibrate_camera(images, chessboard, charuco, square_mm, marker_mm, dictionary, fix_aspect, no_tangential, k3,
+                     out) -> None:
+    """Camera intrinsics from IMAGES, photos of a chessboard or ChArUco board.
+
+    Finds the board in every photo, calibrates, names and drops views whose reprojection error is
+    far above the others (RMS > max(3 x median, median + 1 px)) and calibrates again, then prints
+    the RMS error per view and overall and writes camera.json.  Nothing is written when fewer than
+    3 views are usable.
+
+    \b
+    tableref calibrate camera --chessboard 9x6 --square-mm 25 left*.jpg -o camera.json
+    tableref calibrate camera --charuco 5x7 --square-mm 40 --marker-mm 20 --dict DICT_6X6_250 img*.jpg -o camera.json
+    """
+    from rich.console import Console
+
+    from calibration.intrinsics import NotEnoughViews, Target, calibrate_camera_files, result_renderables, views_table
+
+    if (chessboard is None) == (charuco is None):
+        raise InputError("give exactly one target: --chessboard COLSxROWS or --charuco XxY",
+                         "e.g. --chessboard 9x6 --square-mm 25")
+    if square_mm is None:
+        raise InputError("--square-mm is required (side of one square, mm)", "e.g. --square-mm 25")
+    if chessboard is not None:
+        if marker_mm is not None:
+            raise InputError("--marker-mm is for ChArUco boards only", "drop it, or use --charuco")
+        target = Target.chessboard(chessboard, square_mm)
+    else:
+        if marker_mm is None:
+            raise InputError("--marker-mm is required with --charuco (side of one marker, mm)", "e.g. --marker-mm 20")
+        target = Target.charuco(charuco, square_mm, marker_mm, dictionary)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    try:
+        result = calibrate_camera_files([Path(p) for p in images], target, Path(out), fix_aspect=fix_aspect,
+                                        tangential=not no_tangential, k3=k3)
+    except NotEnoughViews as e:
+        if e.views:
+            console.print(views_table(e.views, title="Views (not calibrated)"))
+        raise
+    for r in result_renderables(result):
+        console.print(r)
+    click.echo(f"wrote {out}")
 
 
 @calibrate.command("board")
