@@ -13,7 +13,7 @@ import math
 import numpy as np
 import shapely
 
-from .profile import (Arrangement, Grid, NominalPlacement, PieceSpec, Pit, ProfileFile, Seat, Tile, Zone)
+from .profile import (Arrangement, Grid, Layer, NominalPlacement, PieceSpec, Pit, ProfileFile, Seat, Tile, Zone)
 
 
 def circle(cx: float, cy: float, r: float, n: int = 72) -> list[tuple[float, float]]:
@@ -88,7 +88,8 @@ def pitchfleet_profile() -> ProfileFile:
     tiles = [_pf_tile(n) for n in PF_PLANETS]
     pitch = PF_TILE_MM + 4.0
     nominal = [NominalPlacement(tile=n, x=(i % 3) * pitch, y=(i // 3) * pitch) for i, n in enumerate(PF_PLANETS)]
-    pieces = [PieceSpec(kind="starship", color=c, polygon=STARSHIP_POLYGON, height_mm=7.0, count=3)
+    ship_layers = [Layer(h0=0.0, h1=4.9), Layer(h0=4.9, h1=7.0, scale=0.42, dx=3.0)]  # hull, cockpit
+    pieces = [PieceSpec(kind="starship", color=c, polygon=STARSHIP_POLYGON, height_mm=7.0, count=3, layers=ship_layers)
               for c in ("red", "blue")]
     pieces.append(PieceSpec(kind="beam", color="silver", polygon=BEAM_POLYGON, height_mm=7.0, count=6))
     return ProfileFile(game="pitchfleet", name="Pitch Fleet (nominal)", nominal=True,
@@ -204,14 +205,20 @@ def galaktico_profile() -> ProfileFile:
     pieces = []
     for color in GK_COLORS:
         for kind, (r, hh, sides, count) in GK_FIGURES.items():
+            # a cast figure: a round base plate 2.5 mm high, the body, a smaller top
             if sides == 0:
-                pieces.append(PieceSpec(kind=f"figure:{kind}", color=color, diameter_mm=2 * r, height_mm=hh,
-                                        count=count))
+                body = dict(diameter_mm=round(2 * r * 0.78, 3))
+                top = dict(diameter_mm=round(2 * r * 0.45, 3))
             else:
-                pieces.append(PieceSpec(kind=f"figure:{kind}", color=color, polygon=_regular(sides, r), height_mm=hh,
-                                        count=count))
+                body = dict(polygon=_regular(sides, r * 0.78))
+                top = dict(polygon=_regular(sides, r * 0.45))
+            layers = [Layer(h0=0.0, h1=2.5), Layer(h0=2.5, h1=round(hh * 0.8, 3), **body),
+                      Layer(h0=round(hh * 0.8, 3), h1=hh, **top)]
+            pieces.append(PieceSpec(kind=f"figure:{kind}", color=color, diameter_mm=2 * r, height_mm=hh,
+                                    count=count, layers=layers))
     rock = [(11.0, 0.0), (7.0, 8.5), (-2.0, 11.0), (-10.0, 6.0), (-11.0, -3.0), (-5.0, -10.0), (5.0, -9.0)]
-    pieces.append(PieceSpec(kind="meteor", color="grey", polygon=rock, height_mm=12.0, count=24))
+    pieces.append(PieceSpec(kind="meteor", color="grey", polygon=rock, height_mm=12.0, count=24,
+                            layers=[Layer(h0=0.0, h1=6.6), Layer(h0=6.6, h1=12.0, scale=0.72)]))
     return ProfileFile(game="galaktico", name="Galaktico (nominal)", nominal=True,
                        notes="Three rhombic sectors of 6x6 spaces (40 mm) forming a hexagon; nominal.",
                        tiles=tiles, pieces=pieces,
@@ -241,7 +248,7 @@ def asfccg_profile() -> ProfileFile:
                 zones=zones)
     card = [(-CARD_W / 2, -CARD_H / 2), (CARD_W / 2, -CARD_H / 2), (CARD_W / 2, CARD_H / 2), (-CARD_W / 2, CARD_H / 2)]
     pieces = [PieceSpec(kind="card", color="face_up", polygon=card, height_mm=0.35),
-              PieceSpec(kind="card", color="face_down", polygon=card, height_mm=0.35)]
+              PieceSpec(kind="card", color="face_down", polygon=card, height_mm=0.35, image="asfccg/card_back.jpg")]
     return ProfileFile(game="asfccg", name="ASF CCG on a play mat (nominal)", nominal=True,
                        notes="Cards are 63x88 mm; the play mat marks the spaceline and each player's piles.",
                        tiles=[tile], pieces=pieces,

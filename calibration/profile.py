@@ -166,8 +166,38 @@ class Tile(Part):
         return box(0.0, 0.0, self.size_mm[0], self.size_mm[1])
 
 
+class Layer(Part):
+    """A horizontal slice of a piece from ``h0`` to ``h1`` mm above its underside.
+
+    Its shape is ``polygon`` or a circle of ``diameter_mm`` if given, else the piece's footprint;
+    then scaled by ``scale`` and shifted by ``dx`` mm along the heading.  Pieces narrower at the top
+    (a ship's cockpit, a figure's body over its base) are stacks of layers.
+    """
+
+    h0: float = pydantic.Field(ge=0)
+    h1: float = pydantic.Field(gt=0)
+    polygon: list[XY] | None = None
+    diameter_mm: float | None = pydantic.Field(None, gt=0)
+    scale: float = pydantic.Field(1.0, gt=0)
+    dx: float = 0.0
+
+    @pydantic.model_validator(mode="after")
+    def _order(self) -> "Layer":
+        if self.h1 <= self.h0:
+            raise ValueError("h1 must be above h0")
+        if self.polygon is not None and self.diameter_mm is not None:
+            raise ValueError("give at most one of 'polygon' or 'diameter_mm'")
+        return self
+
+
+def circle_polygon(diameter_mm: float, n: int = 64) -> np.ndarray:
+    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    r = diameter_mm / 2
+    return np.column_stack([r * np.cos(a), r * np.sin(a)])
+
+
 class PieceSpec(Part):
-    """A kind of piece: footprint (mm, around its own centre, heading +x) and height."""
+    """A kind of piece: footprint (mm, around its own centre, heading +x), height, optional layers."""
 
     kind: str = pydantic.Field(min_length=1, description="e.g. starship, beam, disc, figure:scout, meteor, card")
     color: str = pydantic.Field(min_length=1)
@@ -175,6 +205,8 @@ class PieceSpec(Part):
     diameter_mm: float | None = pydantic.Field(None, gt=0)
     height_mm: float = pydantic.Field(gt=0)
     count: int | None = pydantic.Field(None, ge=0, description="how many the game has")
+    layers: list[Layer] | None = pydantic.Field(None, description="the 3-D shape as slices (default: one prism)")
+    image: str | None = pydantic.Field(None, description="picture of the top face (e.g. a card back), relative path")
 
     @pydantic.model_validator(mode="after")
     def _one_footprint(self) -> "PieceSpec":
@@ -182,15 +214,30 @@ class PieceSpec(Part):
             raise ValueError("give exactly one of 'polygon' or 'diameter_mm'")
         if self.polygon is not None:
             _check_ring(self.polygon, "polygon")
+        if self.layers is not None and max(layer.h1 for layer in self.layers) > self.height_mm + 1e-6:
+            raise ValueError("a layer reaches above height_mm")
         return self
 
-    def footprint(self) -> np.ndarray:
+    def footprint(self, n: int = 64) -> np.ndarray:
         """Footprint polygon (K,2) in mm around the piece centre, heading +x."""
         if self.polygon is not None:
             return np.asarray(self.polygon, dtype=np.float64)
-        a = np.linspace(0, 2 * np.pi, 64, endpoint=False)
-        r = self.diameter_mm / 2
-        return np.column_stack([r * np.cos(a), r * np.sin(a)])
+        return circle_polygon(self.diameter_mm, n)
+
+    def slices(self, n_circle: int = 40) -> list[tuple[np.ndarray, float, float]]:
+        """The piece as (polygon (K,2) local mm, h0, h1) slices, bottom first."""
+        if not self.layers:
+            return [(self.footprint(n_circle), 0.0, self.height_mm)]
+        out = []
+        for layer in self.layers:
+            if layer.polygon is not None:
+                poly = np.asarray(layer.polygon, dtype=np.float64)
+            elif layer.diameter_mm is not None:
+                poly = circle_polygon(layer.diameter_mm, n_circle)
+            else:
+                poly = self.footprint(n_circle)
+            out.append((poly * layer.scale + np.array([layer.dx, 0.0]), layer.h0, layer.h1))
+        return out
 
     @property
     def key(self) -> str:

@@ -34,6 +34,12 @@ def make_profiles(out_dir: Path | None = None) -> list[Path]:
             if tile.image:
                 img = art.tile_art(game, tile, PROFILE_IMAGE_PX_PER_MM, seed=0)
                 written.append(write_image(out_dir / tile.image, img))
+        for piece in prof.pieces:
+            if piece.image and piece.kind == "card":
+                fp = piece.footprint()
+                size = (float(np.ptp(fp[:, 0])), float(np.ptp(fp[:, 1])))
+                img = art.card_art(piece.color == "face_up", 0, 2 * PROFILE_IMAGE_PX_PER_MM, size)
+                written.append(write_image(out_dir / piece.image, img))
         written.append(write_json(out_dir / f"{game}.json", prof))
     return written
 

@@ -25,41 +25,20 @@ class Prism:
     shade: float = 1.0  # colour multiplier of this layer
 
 
-def _scaled(poly: np.ndarray, s: float, dx: float = 0.0) -> np.ndarray:
-    return poly * s + np.array([dx, 0.0])
-
-
-def _circle(r: float, n: int = 48) -> np.ndarray:
-    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    return np.column_stack([r * np.cos(a), r * np.sin(a)])
-
-
 def piece_prisms(spec: PieceSpec, upright: bool = False) -> list[Prism]:
-    """The prisms that make up a piece of this kind."""
-    fp = spec.footprint()
-    h = spec.height_mm
-    kind = spec.kind
-    if spec.diameter_mm is not None:
-        fp = _circle(spec.diameter_mm / 2, 40)
-    if kind == "starship":
-        cockpit = _scaled(fp, 0.42, 3.0)
-        return [Prism(fp, 0.0, h * 0.7), Prism(cockpit, h * 0.7, h, shade=1.15)]
-    if kind == "beam":
-        if upright:
-            w = float(np.ptp(fp[:, 1]))
-            sq = np.array([[-w / 2, -w / 2], [w / 2, -w / 2], [w / 2, w / 2], [-w / 2, w / 2]])
-            return [Prism(sq, 0.0, float(np.ptp(fp[:, 0])))]
-        return [Prism(fp, 0.0, h)]
-    if kind.startswith("figure:"):
-        r = float(np.max(np.linalg.norm(fp, axis=1)))
-        base = _circle(r, 40)
-        body = fp * 0.78
-        top = fp * 0.45
-        return [Prism(base, 0.0, 2.5, textured_top=False, shade=0.8), Prism(body, 2.5, h * 0.8),
-                Prism(top, h * 0.8, h, shade=1.1)]
-    if kind == "meteor":
-        return [Prism(fp, 0.0, h * 0.55, textured_top=False, shade=0.9), Prism(fp * 0.72, h * 0.55, h)]
-    return [Prism(fp, 0.0, h)]
+    """The prisms that make up a piece: the profile's layers (a beam may also stand on its end)."""
+    if spec.kind == "beam" and upright:
+        fp = spec.footprint()
+        w = float(np.ptp(fp[:, 1]))
+        sq = np.array([[-w / 2, -w / 2], [w / 2, -w / 2], [w / 2, w / 2], [-w / 2, w / 2]])
+        return [Prism(sq, 0.0, float(np.ptp(fp[:, 0])))]
+    slices = spec.slices(40)
+    out = []
+    for i, (poly, h0, h1) in enumerate(slices):
+        top = i == len(slices) - 1
+        # lower layers of a stack show only a rim of their top: plain, slightly darker
+        out.append(Prism(poly, h0, h1, textured_top=top or len(slices) == 1, shade=1.0 if top else 0.85))
+    return out
 
 
 def tilt_matrix(tilt_deg: float, axis_deg: float) -> np.ndarray:
