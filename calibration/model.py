@@ -105,7 +105,7 @@ class Quality(Part):
 class Bounds(Part):
     max_reprojection_rms_px: float = 1.5
     max_corner_rms_mm: float = 1.5
-    min_tile_score: float = 0.35
+    min_tile_score: float = 0.3  # median patch correlation; a wrong tile or turn scores near 0
     max_mm_per_px: float = 2.0
 
 

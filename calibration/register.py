@@ -263,7 +263,7 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
             n_in = int(inl.sum())
             spread = cv2.contourArea(cv2.convexHull(src[inl].astype(np.float32))) if n_in >= 3 else 0.0
             tile_area = cv2.contourArea(t.outline_mm.astype(np.float32))
-            if (n_in < cfg.min_inliers or spread < 0.15 * tile_area
+            if (n_in < cfg.min_inliers or spread < 0.04 * tile_area
                     or not _quad_ok(H, t.outline_mm, gray_work.shape)):
                 missing[t.name] = n_in
                 continue
@@ -624,7 +624,9 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
                       worst_tile_score=round(min(scores.values()), 4), mm_per_px=round(mmpp, 4),
                       distortion_from="camera" if intrinsics is not None else "edges",
                       notes=[f"{len(prob.image_px)} correspondences", f"focal length {K[0, 0]:.1f} px"])
-    calib = build_calibration(profile, placements, cam, quality, profile_ref=profile_ref, source_image=source_image)
+    appearance = {"wb_gains": board_white_balance(image, profile, placements, cam)}
+    calib = build_calibration(profile, placements, cam, quality, profile_ref=profile_ref, source_image=source_image,
+                              appearance=appearance)
     timings["total"] = time.perf_counter() - t0
     return Registration(calib, cam, placements, {m.template.name: m.inliers for m in matches}, rms, timings)
 
@@ -666,6 +668,32 @@ def _inside_tile(tid: str, loc: np.ndarray, m: TileMatch) -> np.ndarray:
 def _reproj(cam: CameraModel, prob: Problem, placements: list[TilePlacement]) -> np.ndarray:
     pts = CameraSolver._table_points(prob.tile_of, prob.local_mm, placements)
     return cam.project_plane(pts) - prob.image_px
+
+
+def board_white_balance(image: np.ndarray, profile: BoardProfile, placements: list[TilePlacement],
+                        cam: CameraModel, spacing_mm: float = 4.0) -> list[float]:
+    """Per-channel gains mapping the photo's colours onto the boards' pictures (the board's print is
+    the colour reference the referee uses to name piece colours under any light)."""
+    from vision.colors import white_balance_gains
+
+    photo, pic = [], []
+    for pl in placements:
+        tile = profile.tile(pl.tile)
+        img, ppm = _tile_picture(profile, tile)
+        inner = tile.outline_polygon().buffer(-5.0)
+        x0, y0, x1, y1 = inner.bounds
+        gx, gy = np.meshgrid(np.arange(x0, x1, spacing_mm), np.arange(y0, y1, spacing_mm))
+        loc = np.column_stack([gx.ravel(), gy.ravel()])
+        from shapely import contains_xy
+
+        loc = loc[contains_xy(inner, loc[:, 0], loc[:, 1])]
+        px = cam.project_plane(pl.to_table(loc)).astype(np.float32)
+        tp = (loc * ppm - 0.5).astype(np.float32)
+        a = cv2.remap(image, px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1), cv2.INTER_LINEAR).reshape(-1, 3)
+        b = cv2.remap(img, tp[:, 0].reshape(1, -1), tp[:, 1].reshape(1, -1), cv2.INTER_LINEAR).reshape(-1, 3)
+        photo.append(a)
+        pic.append(b)
+    return white_balance_gains(np.concatenate(photo), np.concatenate(pic))
 
 
 # ----------------------------------------------------------------------------- dense refinement
