@@ -42,8 +42,7 @@ passed since opening (``is_live`` is then true); otherwise frames come as fast a
 
 Cost: a render takes about a second at any small size (fixed costs: shadow maps, faces,
 textures), so frames are rendered at ``size`` and identical states are rendered once (a ``lead`` or
-``settled`` run costs one render), and the table-top texture is painted once per source (see
-:meth:`SimSource._table_texture_memo`).  The sensor noise is drawn from the scene's seed, so it is
+``settled`` run costs one render); the simulator's art cache keeps the table-top texture.  The sensor noise is drawn from the scene's seed, so it is
 the same in every frame: frames of one state are bit-identical, and the whole stream is the same
 for the same seed and options.  Every read hands out a fresh copy of the image.
 
@@ -56,9 +55,7 @@ where it started.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -75,8 +72,6 @@ from tableref.errors import InputError
 from .source import EndOfStream, FrameSource, opt_bool, opt_float, opt_int, opt_size, positive
 
 GAMES = ("pitchfleet", "pitrush", "galaktico", "asfccg")
-
-_RENDER_LOCK = threading.Lock()
 
 Pose = tuple[float, float, float]  # centre x, centre y (table mm), heading (deg)
 
@@ -161,7 +156,6 @@ class SimSource(FrameSource):
         self._cache_size = 8 if cache is None else max(1, int(cache))
         self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self.renders = 0  # how many frames were actually rendered (the rest came from the cache)
-        self._table_textures: dict[tuple, np.ndarray] = {}
 
         self.profile = BoardProfile.builtin(game)
         opt = SceneOptions(image_size=self._size)
@@ -219,7 +213,6 @@ class SimSource(FrameSource):
 
     def _close(self) -> None:
         self._cache.clear()
-        self._table_textures.clear()
 
     # ------------------------------------------------------------------------------ the stream
     def phase_of(self, index: int) -> str:
@@ -388,41 +381,10 @@ class SimSource(FrameSource):
         if img is not None:
             self._cache.move_to_end(key)
             return img
-        with self._table_texture_memo():
-            img = render_scene(scene, self.profile, supersample=self.supersample).image
+        img = render_scene(scene, self.profile, supersample=self.supersample).image
         self.renders += 1
         self._cache[key] = img
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return img
 
-    @contextlib.contextmanager
-    def _table_texture_memo(self):
-        """While rendering, make ``simulator.art.table_texture`` remember its pictures.
-
-        The table top is the same in every frame of a scene but the renderer paints it afresh each
-        time (1-3 s, most of a small render).  ``table_texture`` is deterministic in its arguments,
-        so handing back the picture made for the same arguments changes no pixel.  (Better done in
-        ``simulator.art`` itself; until then this is scoped to our renders, under a lock.)
-        """
-        from simulator import art
-
-        original = getattr(art, "table_texture", None)
-        if original is None:
-            yield
-            return
-        memo = self._table_textures
-
-        def table_texture(width_px, height_px, px_per_mm, style, seed=0):
-            key = (int(width_px), int(height_px), float(px_per_mm), str(style), int(seed))
-            img = memo.get(key)
-            if img is None:
-                img = memo[key] = original(width_px, height_px, px_per_mm, style, seed)
-            return img.copy()
-
-        with _RENDER_LOCK:
-            art.table_texture = table_texture
-            try:
-                yield
-            finally:
-                art.table_texture = original

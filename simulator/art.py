@@ -90,9 +90,13 @@ def table_texture(width_px: int, height_px: int, px_per_mm: float, style: str, s
     if style not in TABLE_STYLES:
         raise ValueError(f"unknown table style '{style}' (one of {', '.join(TABLE_STYLES)})")
     w, h = max(1, int(width_px)), max(1, int(height_px))
-    img = to_u8(table(w, h, float(px_per_mm), style, seed))
-    add_grain(img, rng_for("table-grain", style, seed, w, h), sigma=1.6 if style != "white" else 1.0, chroma=0.2)
-    return img
+
+    def make() -> np.ndarray:
+        img = to_u8(table(w, h, float(px_per_mm), style, seed))
+        add_grain(img, rng_for("table-grain", style, seed, w, h), sigma=1.6 if style != "white" else 1.0, chroma=0.2)
+        return img
+
+    return _cached(("table", w, h, float(px_per_mm), style, int(seed)), make)
 
 
 def card_art(face_up: bool, seed: int, px_per_mm: float, size_mm=(63.0, 88.0)) -> np.ndarray:
