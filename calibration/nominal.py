@@ -166,12 +166,12 @@ GK_SPACE_MM = 40.0
 GK_N = 6
 GK_THICKNESS_MM = 3.0
 GK_COLORS = ("red", "blue", "yellow")
-GK_FIGURES = {  # kind: (footprint radius mm, height mm, sides of the footprint polygon, count)
-    "station": (16.0, 24.0, 6, 1),
-    "destroyer": (14.0, 20.0, 3, 3),
-    "fighter": (12.0, 16.0, 4, 3),
-    "cruiser": (13.0, 14.0, 5, 4),
-    "scout": (10.0, 11.0, 0, 5),  # 0: round
+GK_FIGURES = {  # kind: (base radius mm, height mm, sides of the body polygon, count); sizes 2 mm apart
+    "station": (17.0, 24.0, 6, 1),
+    "destroyer": (15.0, 20.0, 3, 3),
+    "fighter": (13.0, 16.0, 4, 3),
+    "cruiser": (11.0, 14.0, 5, 4),
+    "scout": (9.0, 11.0, 0, 5),  # 0: round
 }
 
 

@@ -13,11 +13,11 @@ from .scene import SceneFile
 
 
 def simulate(game: str, seed: int, size: tuple[int, int] = (1920, 1080), empty: bool = False,
-             options: SceneOptions | None = None) -> tuple[SceneFile, RenderResult]:
+             options: SceneOptions | None = None, pieces_seed: int | None = None) -> tuple[SceneFile, RenderResult]:
     """A random scene of ``game`` and its rendering (image, label map, JPEG bytes)."""
     opt = options or SceneOptions()
     opt.image_size = size
-    scene = random_scene(game, seed, opt, with_pieces=not empty)
+    scene = random_scene(game, seed, opt, with_pieces=not empty, pieces_seed=pieces_seed)
     return scene, render_scene(scene)
 
 

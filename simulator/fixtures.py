@@ -17,9 +17,9 @@ from tableref.files import write_image, write_json
 from . import art
 from .api import simulate, write_scene
 
-# per game: the seeds of the bundled scenes; the first is also rendered empty (the calibration photo)
-FIXTURE_SEEDS = {"pitchfleet": [101, 102, 103], "pitrush": [201, 202, 203], "galaktico": [301, 302, 303],
-                 "asfccg": [401, 402, 403]}
+# per game: the table (seed) and three layouts of pieces on it; the empty table is the calibration photo
+FIXTURE_SEEDS = {"pitchfleet": 101, "pitrush": 201, "galaktico": 301, "asfccg": 401}
+FIXTURE_LAYOUTS = (1, 2, 3)
 FIXTURE_SIZE = (1920, 1080)
 PROFILE_IMAGE_PX_PER_MM = 3.0
 
@@ -49,15 +49,15 @@ def make_fixtures(out_dir: Path, docs_dir: Path, progress: bool = True) -> list[
     from rich.progress import track
 
     jobs = []
-    for game, seeds in FIXTURE_SEEDS.items():
-        jobs.append((game, seeds[0], True, out_dir / "scenes" / game / "empty.jpg"))
-        for i, seed in enumerate(seeds, 1):
-            jobs.append((game, seed, False, out_dir / "scenes" / game / f"scene-{i:02d}.jpg"))
+    for game, seed in FIXTURE_SEEDS.items():
+        jobs.append((game, seed, None, out_dir / "scenes" / game / "empty.jpg"))
+        for k in FIXTURE_LAYOUTS:
+            jobs.append((game, seed, k, out_dir / "scenes" / game / f"scene-{k:02d}.jpg"))
     written = []
     thumbs: dict[str, list[np.ndarray]] = {}
     it = track(jobs, description="rendering fixtures") if progress else jobs
-    for game, seed, empty, path in it:
-        scene, result = simulate(game, seed, FIXTURE_SIZE, empty=empty)
+    for game, seed, layout, path in it:
+        scene, result = simulate(game, seed, FIXTURE_SIZE, empty=layout is None, pieces_seed=layout)
         written.extend(write_scene(scene, result, path))
         thumbs.setdefault(game, []).append(result.image)
     written.append(contact_sheet(thumbs, docs_dir / "contact-sheet.png"))

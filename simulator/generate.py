@@ -466,8 +466,12 @@ def random_hand(layout: Layout, rng: np.random.Generator) -> Hand:
 
 
 def random_scene(game: str, seed: int, opt: SceneOptions | None = None, profile: BoardProfile | None = None,
-                 with_pieces: bool = True) -> SceneFile:
-    """A random scene of ``game`` (deterministic for ``seed``) with exact ground truth."""
+                 with_pieces: bool = True, pieces_seed: int | None = None) -> SceneFile:
+    """A random scene of ``game`` (deterministic for ``seed``) with exact ground truth.
+
+    ``seed`` draws the table (boards, camera, light); the pieces follow from the same stream, or
+    from ``pieces_seed`` when given, so several layouts of pieces can share one calibrated table.
+    """
     opt = opt or SceneOptions()
     profile = profile or BoardProfile.builtin(game)
     rng = np.random.default_rng(seed)
@@ -482,6 +486,10 @@ def random_scene(game: str, seed: int, opt: SceneOptions | None = None, profile:
                       sensor=sensor)
     if with_pieces:
         fn, n_range = _PIECES[game]
+        if pieces_seed is not None:
+            rng = np.random.default_rng([seed, pieces_seed])
+        # another photo of the same table: its own sensor noise
+        scene.shot = 1 if pieces_seed is None else int(pieces_seed) + 1
         pl = _Placer(profile, layout, TruthJudge(layout), rng, opt)
         fn(pl, opt.pieces or n_range)
         scene.pieces = pl.pieces

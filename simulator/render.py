@@ -315,7 +315,7 @@ class SceneRenderer:
         self.shading = Shading(scene, self.camera.pose.camera_center_mm, centre)
         mmpp = float(self.camera.mm_per_px_at(centre[None, :2])[0])
         self.art_ppm = art_px_per_mm or float(np.clip(1.5 / mmpp, 2.0, 8.0))
-        self.rng = np.random.default_rng(scene.seed)
+        self.rng = np.random.default_rng([scene.seed, scene.shot])
 
     # ------------------------------------------------------------------------------ the table
     def _visible_table_bounds(self, z: float) -> tuple[float, float, float, float]:
@@ -472,8 +472,10 @@ class SceneRenderer:
         base_col = np.array(art.COLORS.get(p.color, (128, 128, 128)), dtype=np.uint8)[None, None, :]
         side_alb = _srgb_to_linear(base_col).reshape(3)
         kind = p.kind
-        shiny = {"disc": (0.35, 30.0), "starship": (0.3, 25.0), "beam": (0.6, 60.0), "card": (0.15, 20.0),
-                 "meteor": (0.02, 5.0)}.get(kind, (0.45, 45.0) if kind.startswith("figure:") else (0.2, 20.0))
+        # (specular strength, Phong exponent): glossy plastic and varnish give tight highlights (a lamp
+        # reflection covers part of a piece, not all of it); brushed metal and cast metal broader ones
+        shiny = {"disc": (0.18, 220.0), "starship": (0.25, 120.0), "beam": (0.55, 50.0), "card": (0.12, 60.0),
+                 "meteor": (0.02, 5.0)}.get(kind, (0.4, 45.0) if kind.startswith("figure:") else (0.2, 60.0))
         # top texture over the bounding box of the widest layer's polygon
         big = max(prisms, key=lambda q: _signed_area_abs(q.polygon)).polygon
         lx0, ly0 = big.min(axis=0)

@@ -86,6 +86,7 @@ class SceneFile(FileModel):
     game: str
     profile: str = pydantic.Field(description="'builtin:<game>' or a path to a profile file")
     seed: int = 0
+    shot: int = pydantic.Field(0, ge=0, description="which photo of this table: draws the sensor noise")
     image: str | None = None
     intrinsics: IntrinsicsPart
     pose: PosePart
