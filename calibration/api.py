@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tableref.errors import BoardNotFound, CalibrationRejected
-from tableref.files import load_model, read_image, write_image, write_json
+from tableref.files import load_model, read_image, write_bytes, write_image, write_json
 
 from .camera import CameraFile
 from .model import Calibration, Layout
@@ -43,6 +43,10 @@ def calibrate_board_files(image: Path, profile_arg: str, camera: Path | None, ou
         raise CalibrationRejected("calibration refused, nothing written: " + "; ".join(problems),
                                   f"see {overlay} and re-take the photo" if overlay else
                                   "re-take the photo with --overlay to see what was found")
+    # keep the photo of the empty table beside the calibration: detection compares frames with it
+    ref_name = f"{out.stem}.reference{image.suffix.lower() or '.jpg'}"
+    reg.calibration.reference_image = ref_name
+    write_bytes(out.parent / ref_name, image.read_bytes())
     write_json(out, reg.calibration)
     q = reg.calibration.quality
     lines = [f"wrote {out}: {len(reg.placements)} tile(s) of '{profile.data.name}'"]

@@ -117,6 +117,8 @@ class CalibrationFile(FileModel):
     profile: str | None = pydantic.Field(None, description="path of the profile used, relative to this file if possible")
     profile_name: str
     source_image: str | None = None
+    reference_image: str | None = pydantic.Field(
+        None, description="photo of the empty table, relative to this file: what the referee compares frames with")
     intrinsics: IntrinsicsPart
     pose: PosePart
     placements: list[TilePlacement]

@@ -41,6 +41,10 @@ class Detections:
 
     def __post_init__(self) -> None:
         n = len(self.kind)
+        for f in fields(self):
+            a = getattr(self, f.name)
+            if a is not None and len(a) != n:
+                raise ValueError(f"Detections.{f.name} has {len(a)} rows, expected {n} (one per piece)")
         self.kind = np.asarray(self.kind, dtype=object).reshape(n)
         self.color = np.asarray(self.color, dtype=object).reshape(n)
         self.center_px = np.asarray(self.center_px, dtype=np.float64).reshape(n, 2)

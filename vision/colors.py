@@ -1,0 +1,92 @@
+"""Colour names of pieces, robust to the light: white balance from the board, names by hue and lightness.
+
+The calibration learns per-channel gains that map the photo's colours onto the colours of the
+boards' own pictures (the board is the colour reference: its print is known).  A piece's colour is
+then the median of its pixels after those gains, named by the nearest *generic* prototype among the
+colours the profile's pieces can have, compared in CIE Lab with hue weighted over lightness for
+chromatic colours.  The prototypes are textbook colours, not values fitted to any photo; a
+"show the pieces" photo at calibration may replace them with learned ones (``appearance.colors``).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# generic sRGB prototypes (R, G, B)
+PROTOTYPES_RGB = {
+    "red": (200, 35, 35), "blue": (35, 80, 200), "yellow": (235, 200, 40), "green": (40, 150, 60),
+    "white": (238, 238, 238), "black": (28, 28, 30), "silver": (185, 188, 192), "grey": (120, 120, 120),
+    "orange": (235, 120, 30), "violet": (130, 60, 170),
+}
+ACHROMATIC = {"white", "black", "silver", "grey"}
+
+
+def _lab(rgb) -> np.ndarray:
+    a = np.asarray(rgb, dtype=np.float32).reshape(1, -1, 3) / 255.0
+    return cv2.cvtColor(a, cv2.COLOR_RGB2Lab).reshape(-1, 3)
+
+
+class ColorNamer:
+    """Names a (white-balanced) colour among the colours a game's pieces can have."""
+
+    def __init__(self, names: list[str], learned: dict[str, list[float]] | None = None):
+        self.names = [n for n in names if n in PROTOTYPES_RGB or (learned and n in learned)]
+        protos = []
+        for n in self.names:
+            if learned and n in learned:
+                protos.append(np.asarray(learned[n], dtype=np.float32))
+            else:
+                protos.append(_lab(PROTOTYPES_RGB[n])[0])
+        self.protos = np.array(protos, dtype=np.float32).reshape(-1, 3)
+
+    def name(self, bgr: np.ndarray) -> tuple[str, float]:
+        """Best name and a confidence in [0, 1] for a BGR colour (0..255)."""
+        lab = cv2.cvtColor(np.asarray(bgr, dtype=np.float32).reshape(1, 1, 3) / 255.0, cv2.COLOR_BGR2Lab).reshape(3)
+        return self.name_lab(lab)
+
+    def name_lab(self, lab: np.ndarray) -> tuple[str, float]:
+        """Best name and a confidence in [0, 1] for a CIE Lab colour (L 0..100)."""
+        if len(self.names) == 1:
+            return self.names[0], 1.0
+        d = self.distances(np.asarray(lab, dtype=np.float32))
+        order = np.argsort(d)
+        best = order[0]
+        second = d[order[1]] if len(order) > 1 else d[best] + 50
+        conf = float(np.clip((second - d[best]) / (second + 1e-6), 0, 1))
+        return self.names[best], conf
+
+    def distances(self, lab: np.ndarray) -> np.ndarray:
+        L, a, b = lab
+        out = []
+        c = np.hypot(a, b)
+        for n, (pL, pa, pb) in zip(self.names, self.protos):
+            pc = np.hypot(pa, pb)
+            if n in ACHROMATIC or pc < 12:
+                # achromatic prototypes: lightness matters, chroma is a penalty
+                out.append(abs(L - pL) * 1.0 + max(0.0, c - 12) * 1.5)
+            else:
+                # chromatic: hue angle and chroma first, lightness weakly
+                dh = np.hypot(a - pa, b - pb)
+                out.append(dh + 0.35 * abs(L - pL) + (25.0 if c < 10 else 0.0))
+        return np.array(out)
+
+
+def white_balance_gains(photo_px: np.ndarray, picture_px: np.ndarray) -> list[float]:
+    """Per-channel gains (B, G, R) mapping photo colours to the board pictures' colours.
+
+    Both are (N,3) BGR samples at the same board points; mid-tone samples only, median ratio.
+    """
+    p = photo_px.astype(np.float64)
+    q = picture_px.astype(np.float64)
+    ok = np.all((p > 20) & (p < 235) & (q > 20) & (q < 235), axis=1)
+    if ok.sum() < 50:
+        return [1.0, 1.0, 1.0]
+    r = np.median(q[ok] / p[ok], axis=0)
+    r = r / r[1]  # keep the exposure; only the cast
+    return [float(v) for v in r]
+
+
+def apply_gains(bgr: np.ndarray, gains) -> np.ndarray:
+    g = np.asarray(gains, dtype=np.float32).reshape(1, 1, 3) if np.ndim(bgr) == 3 else np.asarray(gains, np.float32)
+    return np.clip(bgr.astype(np.float32) * g, 0, 255)

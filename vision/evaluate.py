@@ -1,0 +1,73 @@
+"""Compare a judgement with a simulated scene's ground truth (``tableref bench accuracy``).
+
+Detected pieces are matched to true pieces one-to-one (Hungarian, by centre distance, gated);
+unmatched true pieces are misses, unmatched detections false pieces.  Centres are compared through
+the image (the estimated table frame may differ from the simulator's by the calibration's gauge):
+the true centre is projected by the true camera and back-projected by the estimated one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from calibration.camera import CameraModel
+
+from .judgement import Judgement
+
+VERDICTS = ("outbound", "zones", "state", "pit", "space", "kind", "color")
+
+
+@dataclass
+class SceneScore:
+    n_true: int
+    missed: int
+    false: int
+    center_err_mm: list[float] = field(default_factory=list)
+    # per verdict: list of (truth, detected, margin_mm)
+    verdicts: dict[str, list[tuple[str, str, float]]] = field(default_factory=dict)
+
+
+def _state_of(p) -> str:
+    return p.state
+
+
+def score_scene(j: Judgement, truth_pieces, true_cam: CameraModel, est_cam: CameraModel, game: str,
+                gate_mm: float = 15.0) -> SceneScore:
+    n_t, n_d = len(truth_pieces), len(j)
+    s = SceneScore(n_t, 0, 0, verdicts={v: [] for v in VERDICTS})
+    if n_t == 0 or n_d == 0:
+        s.missed, s.false = n_t, n_d
+        return s
+    true_c = np.array([p.center_mm for p in truth_pieces])
+    true_base = np.array([p.base_mm for p in truth_pieces])
+    # true centres in the estimated table frame, at each piece's base height
+    in_est = np.array([est_cam.backproject(true_cam.project_plane(true_c[i:i + 1], true_base[i]), true_base[i])[0]
+                       for i in range(n_t)])
+    det_c = j.detections.center_mm
+    cost = np.linalg.norm(in_est[:, None, :] - det_c[None, :, :], axis=2)
+    rows, cols = linear_sum_assignment(np.where(cost < gate_mm, cost, 1e6))
+    matched = [(r, c) for r, c in zip(rows, cols) if cost[r, c] < gate_mm]
+    s.missed = n_t - len(matched)
+    s.false = n_d - len(matched)
+    for r, c in matched:
+        p = truth_pieces[r]
+        s.center_err_mm.append(float(cost[r, c]))
+        m = float(p.margin_mm)
+        v = s.verdicts
+        v["outbound"].append((str(p.outbound), str(bool(j.outbound[c])), m))
+        v["kind"].append((p.kind, str(j.detections.kind[c]), m))
+        v["color"].append((p.color, str(j.detections.color[c]), m))
+        if game in ("pitchfleet", "asfccg"):
+            v["zones"].append((",".join(sorted(p.zones)) or "-", ",".join(sorted(j.zones[c])) or "-", m))
+        if game in ("pitrush", "asfccg"):
+            v["state"].append((_state_of(p), str(j.state[c]), m))
+        if game == "pitrush":
+            tp = p.pit.split("/")[-1] if p.pit else "-"
+            dp = j.pit[c].split("/")[-1] if j.pit[c] else "-"
+            v["pit"].append((tp, dp, m))
+        if game == "galaktico":
+            v["space"].append((p.space or "-", j.space[c] or "-", m))
+    return s

@@ -1,0 +1,194 @@
+"""Fitting piece poses to what changed in the photo (image px in, table mm out).
+
+The outline of a region of change is found with sub-pixel precision (where the change score crosses
+the threshold); each piece model is posed — centre (mm), heading, underside height — so that its
+projected silhouette (see :mod:`vision.silhouette`) matches that outline, robustly (soft-L1), with a
+free inflation term that absorbs blur and the threshold's bias.  Several pieces in one region are
+fitted jointly by assigning outline points to the nearest model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from scipy.optimize import least_squares
+
+from calibration.camera import CameraModel
+
+from .silhouette import PieceShape, footprint_mm, signed_distance, silhouette_hulls
+
+
+@dataclass
+class Fit:
+    shape: PieceShape
+    x: float
+    y: float
+    heading: float
+    base_mm: float
+    inflation_px: float
+    rms_px: float
+    inlier_frac: float
+    n_points: int
+    clip_below: float | None = None
+    points: np.ndarray | None = None  # the outline (image px) it was fitted to
+    upright: bool = False             # a beam standing on its end
+
+    def footprint(self) -> np.ndarray:
+        return footprint_mm(self.shape, self.x, self.y, self.heading)
+
+    def hulls(self, cam: CameraModel) -> list[np.ndarray]:
+        return silhouette_hulls(self.shape, cam, self.x, self.y, self.heading, self.base_mm, self.clip_below)
+
+    @property
+    def cost(self) -> float:
+        return (self.rms_px + 0.5 * abs(self.inflation_px)) * (1.5 - self.inlier_frac)
+
+
+def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tuple[int, int]) -> list[np.ndarray]:
+    """Sub-pixel outer outlines (image px) of the regions of ``mask``.
+
+    Each outline pixel is moved along its normal to where the change score falls fastest (the
+    edge of a blurred step, whatever its contrast; a threshold crossing would shift with contrast
+    and swallow soft contact shadows), within 3 px of the threshold crossing.
+    """
+    cnts, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = []
+    offs = np.arange(-3.0, 3.01, 0.5)
+    for c in cnts:
+        c = c.reshape(-1, 2).astype(np.float64)
+        if len(c) < 12:
+            continue
+        fwd = np.roll(c, -3, axis=0) - np.roll(c, 3, axis=0)
+        n = np.column_stack([fwd[:, 1], -fwd[:, 0]])
+        n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
+        xs = (c[:, 0:1] + offs[None, :] * n[:, 0:1]).astype(np.float32)
+        ys = (c[:, 1:2] + offs[None, :] * n[:, 1:2]).astype(np.float32)
+        prof = cv2.remap(score, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # orient outward: the score falls outward
+        flip = prof[:, :4].mean(axis=1) < prof[:, -4:].mean(axis=1)
+        prof[flip] = prof[flip, ::-1]
+        n[flip] *= -1
+        # must cross the threshold from inside to outside somewhere along the profile
+        ok = (prof[:, 0] >= thr) & (prof[:, -1] < thr)
+        slope = -(prof[:, 2:] - prof[:, :-2]) / (offs[2] - offs[0])  # falling outward = positive
+        j = np.argmax(slope, axis=1) + 1
+        rows = np.arange(len(c))
+        a_, b_, c_ = slope[rows, j - 2].clip(min=0), slope[rows, j - 1], slope[rows, np.minimum(j, slope.shape[1] - 1)].clip(min=0)
+        den = a_ - 2 * b_ + c_
+        sub = np.where(np.abs(den) > 1e-9, 0.5 * (a_ - c_) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0).clip(-0.5, 0.5)
+        pos = offs[j] + sub * (offs[1] - offs[0])
+        ok &= b_ > 0
+        pts = c + pos[:, None] * n
+        pts = pts[ok] + np.asarray(offset, dtype=np.float64)
+        if len(pts) >= 12:
+            out.append(pts)
+    return out
+
+
+def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float) -> tuple[float, float, list[float]]:
+    """Centre and candidate headings from the outline back-projected at mid-height."""
+    mid = base_mm + shape.height_mm / 2
+    xy = cam.backproject(pts_px, mid)
+    c = xy.mean(axis=0)
+    if shape.round:
+        return float(c[0]), float(c[1]), [0.0]
+    d = xy - c
+    cov = d.T @ d / len(d)
+    w, v = np.linalg.eigh(cov)
+    major = v[:, 1]
+    th = float(np.degrees(np.arctan2(major[1], major[0])))
+    # the model's own long axis
+    fp = shape.footprint
+    fd = fp - fp.mean(axis=0)
+    fw, fv = np.linalg.eigh(fd.T @ fd / len(fd))
+    model_th = float(np.degrees(np.arctan2(fv[1, 1], fv[0, 1])))
+    base = th - model_th
+    if fw[1] < 1.15 * fw[0]:  # nearly isotropic: try more headings
+        return float(c[0]), float(c[1]), [base + k for k in range(0, 360, 45)]
+    return float(c[0]), float(c[1]), [base, base + 180.0]
+
+
+def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float,
+            clip_below: float | None = None, init: tuple[float, float, float] | None = None,
+            robust_px: float = 1.0, blur_px: float = 0.8) -> Fit:
+    """Pose one piece model to an outline (image px).
+
+    Unknowns: centre (mm), heading (unless the footprint is round: then the heading only turns
+    upper layers and is not fitted), and an inflation of the outline (px) with a prior of
+    ``blur_px``: blur and the threshold shift an outline by about a pixel, no more, so a model of
+    the wrong size cannot hide behind it.
+    """
+    if len(pts_px) > 72:
+        pts_px = pts_px[np.linspace(0, len(pts_px) - 1, 72).astype(int)]
+    fixed_heading = shape.round
+    if init is None:
+        x0, y0, headings = initial_pose(shape, cam, pts_px, base_mm)
+        if shape.round_footprint:
+            # a round base: only the upper layers turn; start from two headings within one period
+            headings = [0.0, shape.period_deg / 2]
+    else:
+        x0, y0, h0 = init
+        headings = [h0]
+    n = len(pts_px)
+    prior_w = np.sqrt(n) / 4.0
+    best = None
+    for th0 in headings:
+        if fixed_heading:
+            def res(p, th=th0):
+                hulls = silhouette_hulls(shape, cam, p[0], p[1], th, base_mm, clip_below)
+                return np.append(signed_distance(pts_px, hulls) - p[2], prior_w * p[2] / blur_px)
+            p0 = np.array([x0, y0, 0.0])
+            scale = np.array([0.5, 0.5, 0.3])
+        else:
+            def res(p):
+                hulls = silhouette_hulls(shape, cam, p[0], p[1], p[2], base_mm, clip_below)
+                return np.append(signed_distance(pts_px, hulls) - p[3], prior_w * p[3] / blur_px)
+            p0 = np.array([x0, y0, th0, 0.0])
+            scale = np.array([0.5, 0.5, 2.0, 0.3])
+        sol = least_squares(res, p0, loss="soft_l1", f_scale=robust_px, x_scale=scale, max_nfev=30,
+                            xtol=1e-4, ftol=1e-5, diff_step=1e-4)
+        r = sol.fun[:-1]
+        rms = float(np.sqrt(np.mean(np.minimum(r ** 2, 25.0))))
+        inl = float(np.mean(np.abs(r) < 2.0 * robust_px))
+        p = sol.x
+        heading = th0 if fixed_heading else float(p[2])
+        fit = Fit(shape, float(p[0]), float(p[1]), heading % 360.0, base_mm, float(p[-1]), rms, inl, len(pts_px),
+                  clip_below, pts_px)
+        if best is None or fit.cost < best.cost:
+            best = fit
+    return best
+
+
+def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bases: list[float],
+             clips: list[float | None], inits: list[tuple[float, float, float]] | None = None,
+             rounds: int = 3) -> list[Fit]:
+    """Jointly pose several pieces to one outline: points go to the model they are nearest."""
+    k = len(shapes)
+    if inits is None:
+        # split the outline points around k centres (k-means on back-projected points)
+        xy = cam.backproject(pts_px, bases[0] + shapes[0].height_mm / 2).astype(np.float32)
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+        _, labels, centres = cv2.kmeans(xy, k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
+        labels = labels.ravel()
+        fits = []
+        for i in range(k):
+            sel = pts_px[labels == i]
+            if len(sel) < 8:
+                sel = pts_px
+            fits.append(fit_one(shapes[i], cam, sel, bases[i], clips[i]))
+    else:
+        fits = [fit_one(s, cam, pts_px, b, c, init=ini) for s, b, c, ini in zip(shapes, bases, clips, inits)]
+    for _ in range(rounds):
+        d = np.stack([np.abs(signed_distance(pts_px, f.hulls(cam)) - f.inflation_px) for f in fits])
+        owner = np.argmin(d, axis=0)
+        new = []
+        for i, f in enumerate(fits):
+            sel = pts_px[owner == i]
+            if len(sel) < 8:
+                new.append(f)
+                continue
+            new.append(fit_one(f.shape, cam, sel, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading)))
+        fits = new
+    return fits

@@ -1,0 +1,118 @@
+"""What changed on the table: the current frame against the photo of the empty table (image px).
+
+The calibration keeps the photo of the empty table it was made from.  A piece changes the
+picture where it lies; a shadow darkens the board but keeps its colour balance (every channel falls
+by a similar ratio) and is not counted.  The frame is first matched to the reference photometrically
+(per-channel gain, fitted robustly), so a change of exposure or lamp brightness does not light up
+the whole board.  The noise level is measured on each frame (median absolute deviation of the
+difference), so the threshold follows the camera, not a constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass
+class Blob:
+    """A connected region of change, in full-resolution image px."""
+
+    bbox: tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
+    area_px: float
+    touches_border: bool
+
+
+@dataclass
+class ChangeMap:
+    score: np.ndarray        # (h, w) float32 change score at working scale (0 = like the reference)
+    mask: np.ndarray         # (h, w) uint8 foreground at working scale
+    gains: np.ndarray        # (3,) per-channel gain frame ~ gains * reference
+    threshold: float
+    scale: float             # working scale / full resolution
+    blobs: list[Blob]
+
+
+class Background:
+    """The empty-table reference and the change detector."""
+
+    def __init__(self, reference_bgr: np.ndarray, scale: float = 0.5, board_mask: np.ndarray | None = None):
+        self.full = reference_bgr
+        self.scale = scale
+        h, w = reference_bgr.shape[:2]
+        self.size_small = (max(1, round(w * scale)), max(1, round(h * scale)))
+        self.small = self._prep(reference_bgr)
+        self.board_mask = board_mask  # full-res uint8 mask of the boards (for the gain fit), optional
+        if board_mask is not None:
+            self.board_small = cv2.resize(board_mask, self.size_small, interpolation=cv2.INTER_NEAREST) > 0
+        else:
+            self.board_small = None
+
+    def _prep(self, img: np.ndarray) -> np.ndarray:
+        small = cv2.resize(img, self.size_small, interpolation=cv2.INTER_AREA) if self.scale != 1 else img
+        return cv2.GaussianBlur(small.astype(np.float32), (0, 0), 0.8)
+
+    @staticmethod
+    def fit_gains(frame: np.ndarray, ref: np.ndarray, sel: np.ndarray | None = None) -> np.ndarray:
+        """Per-channel gain g so that frame ~ g * ref on unchanged pixels (robust: median ratio of
+        mid-tone pixels, then again on the pixels that agree)."""
+        f = frame[::4, ::4].reshape(-1, 3)
+        r = ref[::4, ::4].reshape(-1, 3)
+        ok = np.all((r > 15) & (r < 240) & (f > 5) & (f < 250), axis=1)
+        if sel is not None:
+            ok &= sel[::4, ::4].reshape(-1)
+        if ok.sum() < 100:
+            return np.ones(3, np.float32)
+        ratio = f[ok] / r[ok]
+        g = np.median(ratio, axis=0)
+        agree = np.all(np.abs(ratio / g - 1) < 0.08, axis=1)
+        if agree.sum() > 100:
+            g = np.median(ratio[agree], axis=0)
+        return g.astype(np.float32)
+
+    @staticmethod
+    def score(frame: np.ndarray, ref: np.ndarray, gains: np.ndarray) -> np.ndarray:
+        """Change score per pixel: the largest channel difference, with shadows (a similar fall in
+        every channel, keeping the colour balance) scored down."""
+        refg = ref * gains.reshape(1, 1, 3)
+        diff = frame - refg
+        d = np.max(np.abs(diff), axis=2)
+        ratio = (frame + 6.0) / (refg + 6.0)
+        rmean = ratio.mean(axis=2)
+        rspread = ratio.max(axis=2) - ratio.min(axis=2)
+        shadow = (rmean > 0.25) & (rmean < 0.97) & (rspread < 0.12 * rmean + 0.04)
+        # a shadow's remaining difference is the part not explained by a uniform darkening
+        resid = np.max(np.abs(frame - refg * rmean[..., None]), axis=2)
+        return np.where(shadow, resid, d).astype(np.float32)
+
+    def changes(self, frame_bgr: np.ndarray, min_area_px: float = 30.0, k_sigma: float = 6.0,
+                min_threshold: float = 16.0) -> ChangeMap:
+        small = self._prep(frame_bgr)
+        gains = self.fit_gains(small, self.small, self.board_small)
+        s = self.score(small, self.small, gains)
+        mad = float(np.median(np.abs(s - np.median(s))))
+        thr = max(min_threshold, k_sigma * 1.4826 * mad)
+        mask = (s > thr).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        blobs = []
+        h, w = mask.shape
+        inv = 1.0 / self.scale
+        for i in range(1, n):
+            x, y, bw, bh, area = stats[i]
+            if area * inv * inv < min_area_px:
+                continue
+            touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+            blobs.append(Blob((int(x * inv), int(y * inv), int(np.ceil((x + bw) * inv)), int(np.ceil((y + bh) * inv))),
+                              float(area * inv * inv), bool(touches)))
+        return ChangeMap(s, mask, gains, thr, self.scale, blobs)
+
+    def crop_score(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int], gains: np.ndarray) -> np.ndarray:
+        """The change score at full resolution inside a box."""
+        x0, y0, x1, y1 = bbox
+        f = cv2.GaussianBlur(frame_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
+        r = cv2.GaussianBlur(self.full[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
+        return self.score(f, r, gains)

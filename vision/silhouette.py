@@ -1,0 +1,150 @@
+"""Where a piece appears in the photo: the image silhouette of its 3-D shape (image px).
+
+A piece is a stack of vertical slices (the profile's layers).  Posed in the table frame — centre
+``(x, y)`` mm, heading, underside at ``base_mm`` above the board plane — each slice projects to
+the convex hull of its bottom and top outlines; the silhouette is the union of those hulls.  This
+is what makes footprints exact away from the centre of the view: the top is displaced by
+parallax, the side walls show, and the fit recovers the footprint that rests on the board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.profile import PieceSpec
+
+
+@dataclass(frozen=True)
+class PieceShape:
+    """A kind of piece as the detector sees it."""
+
+    kind: str
+    color: str
+    height_mm: float
+    slices: tuple[tuple[np.ndarray, float, float], ...]  # (polygon local mm, h0, h1)
+    footprint: np.ndarray                                # (K,2) local mm, the widest slice
+    round: bool                                          # rotation does not matter at all
+    round_footprint: bool = False                        # the footprint is a circle (upper layers may not be)
+    period_deg: float = 360.0                            # the shape looks the same turned by this much
+
+    @property
+    def area_mm2(self) -> float:
+        return polygon_area(self.footprint)
+
+    @classmethod
+    def from_spec(cls, spec: PieceSpec, n_circle: int = 20) -> "PieceShape":
+        slices = tuple((np.asarray(p, dtype=np.float64), float(h0), float(h1)) for p, h0, h1 in spec.slices(n_circle))
+        widest = max(slices, key=lambda s: polygon_area(s[0]))[0]
+        is_round = spec.diameter_mm is not None and all(
+            abs(np.ptp(s[0][:, 0]) - np.ptp(s[0][:, 1])) < 1e-6 and abs(s[0].mean(axis=0)).max() < 1e-6 for s in slices)
+        return cls(spec.kind, spec.color, spec.height_mm, slices, widest, bool(is_round),
+                   spec.diameter_mm is not None, _symmetry_period(slices))
+
+    def upright(self) -> "PieceShape":
+        """The same piece standing on its end (a magnetic beam): footprint = its cross-section."""
+        fp = self.slices[0][0]
+        w = float(np.ptp(fp[:, 1]))
+        sq = np.array([[-w / 2, -w / 2], [w / 2, -w / 2], [w / 2, w / 2], [-w / 2, w / 2]])
+        return PieceShape(self.kind, self.color, float(np.ptp(fp[:, 0])), ((sq, 0.0, float(np.ptp(fp[:, 0]))),), sq,
+                          False)
+
+
+def _symmetry_period(slices) -> float:
+    """Smallest turn (deg) that maps every slice onto itself (360 if none smaller)."""
+    for n in (12, 8, 6, 5, 4, 3, 2):
+        a = np.radians(360.0 / n)
+        R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        if all(_same_polygon(p @ R.T, p) for p, _, _ in slices):
+            return 360.0 / n
+    return 360.0
+
+
+def _same_polygon(a: np.ndarray, b: np.ndarray, tol: float = 1e-3) -> bool:
+    d = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)
+    return bool(np.all(d.min(axis=1) < tol))
+
+
+def polygon_area(poly: np.ndarray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def pose_points(local: np.ndarray, x: float, y: float, heading_deg: float) -> np.ndarray:
+    c, s = np.cos(np.radians(heading_deg)), np.sin(np.radians(heading_deg))
+    return np.column_stack([c * local[:, 0] - s * local[:, 1] + x, s * local[:, 0] + c * local[:, 1] + y])
+
+
+def footprint_mm(shape: PieceShape, x: float, y: float, heading_deg: float) -> np.ndarray:
+    return pose_points(shape.footprint, x, y, heading_deg)
+
+
+def silhouette_hulls(shape: PieceShape, cam: CameraModel, x: float, y: float, heading_deg: float,
+                     base_mm: float, clip_below_mm: float | None = None) -> list[np.ndarray]:
+    """Convex image polygons (px) whose union is the piece's silhouette.
+
+    ``clip_below_mm``: hide what lies below that height (a disc sunk in a pit shows only the part
+    above the board surface).
+    """
+    pts, sizes = [], []
+    for poly, h0, h1 in shape.slices:
+        lo, hi = base_mm + h0, base_mm + h1
+        if clip_below_mm is not None:
+            if hi <= clip_below_mm:
+                continue
+            lo = max(lo, clip_below_mm)
+        xy = pose_points(poly, x, y, heading_deg)
+        k = len(xy)
+        pts.append(np.column_stack([np.vstack([xy, xy]), -np.concatenate([np.full(k, lo), np.full(k, hi)])]))
+        sizes.append(2 * k)
+    if not pts:
+        return []
+    px = cam.project(np.concatenate(pts))
+    out, i = [], 0
+    for n in sizes:
+        hull = cv2.convexHull(px[i:i + n].astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        out.append(hull)
+        i += n
+    return out
+
+
+def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
+    """Signed distance (px) of points to the union of convex polygons: negative inside."""
+    best = np.full(len(points), np.inf)
+    for hull in hulls:
+        d = _sd_convex(points, hull)
+        best = np.minimum(best, d)
+    return best
+
+
+def _sd_convex(p: np.ndarray, poly: np.ndarray) -> np.ndarray:
+    a = poly
+    b = np.roll(poly, -1, axis=0)
+    ab = b - a                                        # (K,2)
+    ap = p[:, None, :] - a[None, :, :]                # (N,K,2)
+    t = np.clip(np.einsum("nkd,kd->nk", ap, ab) / np.maximum(np.einsum("kd,kd->k", ab, ab), 1e-12), 0, 1)
+    closest = a[None] + t[..., None] * ab[None]
+    dist = np.min(np.linalg.norm(p[:, None, :] - closest, axis=2), axis=1)
+    # inside test for a convex polygon: same side of every edge (orientation-independent)
+    cross = ab[None, :, 0] * ap[..., 1] - ab[None, :, 1] * ap[..., 0]
+    inside = np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+    return np.where(inside, -dist, dist)
+
+
+@lru_cache(maxsize=64)
+def _unit_circle(n: int) -> np.ndarray:
+    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return np.column_stack([np.cos(a), np.sin(a)])
+
+
+def silhouette_mask(hulls: list[np.ndarray], bbox: tuple[int, int, int, int], shift: int = 4) -> np.ndarray:
+    """Rasterise the silhouette inside a box (uint8 0/1)."""
+    x0, y0, x1, y1 = bbox
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for h in hulls:
+        cv2.fillConvexPoly(m, np.round((h - [x0, y0]) * (1 << shift)).astype(np.int32), 1, cv2.LINE_8, shift)
+    return m
