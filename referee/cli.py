@@ -92,6 +92,29 @@ def simulate_fixtures(out_dir: str, docs_dir: str) -> None:
     make_fixtures(Path(out_dir), Path(docs_dir))
 
 
+@simulate.command("game")
+@click.option("--game", type=click.Choice(["pitchfleet", "pitrush"]), required=True)
+@click.option("--mode", type=click.Choice(["stage", "contest", "arena"]), default="stage", show_default=True)
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--size", default="1920x1080", show_default=True)
+@click.option("-o", "--out", "out", type=click.Path(file_okay=False), required=True, help="recording folder to write")
+def simulate_game(game, mode, seed, size, out) -> None:
+    """Simulate a recorded game: photos of every settled shot, the inputs, the expected scores."""
+    from rich.progress import track
+
+    w, h = _parse_size(size)
+    if game == "pitchfleet":
+        from simulator.games import simulate_pitchfleet_stage
+
+        simulate_pitchfleet_stage(Path(out), seed=seed, size=(w, h))
+    else:
+        from simulator.games import simulate_pitrush_match
+
+        simulate_pitrush_match(Path(out), mode=mode, seed=seed, size=(w, h))
+    _ = track
+    click.echo(f"wrote {out}")
+
+
 @simulate.command("profiles")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="folder for the profiles (default: the built-in profile folder)")
@@ -213,16 +236,105 @@ def profile_learn(images) -> None:
 
 @main.command()
 @click.argument("image", type=click.Path())
-def detect(image) -> None:
-    """Find the pieces in a photo and judge them against a calibration."""
-    not_built("tableref detect", "issue 4")
+@click.option("--calibration", "calibration", type=click.Path(), required=True,
+              help="calibration.json from 'tableref calibrate board'")
+@click.option("--json", "as_json", is_flag=True, help="print the pieces as JSON")
+@click.option("--overlay", type=click.Path(dir_okay=False), default=None, help="draw the verdicts on the photo")
+def detect(image, calibration, as_json, overlay) -> None:
+    """Find the pieces in IMAGE and judge them against a calibration.
+
+    Every piece: kind, colour, centre (image px and table mm), footprint (mm), outbound, zones
+    touched, pit and state, margin to the nearest decision boundary (mm), confidence, and whether a
+    person should confirm it.
+    """
+    import json as _json
+
+    from tableref.files import read_image, write_image
+    from vision.api import detect_file, load_detector
+
+    det = load_detector(calibration)
+    res = detect_file(image, det)
+    j = res.judgement
+    if overlay:
+        from vision.overlay import draw_judgement
+
+        write_image(overlay, draw_judgement(read_image(image), j, det.cal))
+    if as_json:
+        doc = j.to_json()
+        doc["hand"] = res.hand
+        click.echo(_json.dumps(doc, indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"{len(j)} piece(s) in {image}" + (" (a hand is over the table)" if res.hand else ""))
+    for col in ("piece", "centre mm", "verdict", "where", "margin", "conf"):
+        t.add_column(col)
+    for i in range(len(j)):
+        r = j.row(i)
+        verdict = "OUTBOUND" if r["outbound"] else r["state"]
+        where = ", ".join(r["zones"]) or (r["pit"] or "") or (r["space"] or "")
+        flag = " REVIEW" if r["review"] else ""
+        t.add_row(f"{r['kind']} {r['color']}", f"{r['center_mm'][0]:.1f}, {r['center_mm'][1]:.1f}", verdict + flag, where,
+                  f"{r['margin_mm']:.1f} mm", f"{r['confidence']:.2f}")
+    Console().print(t)
+    if overlay:
+        click.echo(f"overlay: {overlay}")
 
 
 @main.command()
-@click.argument("folder", type=click.Path(), required=False)
-def replay(folder) -> None:
-    """Replay a recorded game: events and the final scores."""
-    not_built("tableref replay", "issues 5 and 6")
+@click.argument("folder", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="print the events and scores as JSON")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="folder for the overlays of every judged frame (default: out/replay-<name>)")
+def replay(folder, as_json, out_dir) -> None:
+    """Replay a recorded game from FOLDER: the events of every turn and the final scores.
+
+    FOLDER holds manifest.json (players, set-up, the inputs of every turn), a photo of the empty
+    table (or a calibration) and one settled frame after every shot.
+    """
+    import json as _json
+
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.table import Table
+
+    from .replay import replay as run_replay
+
+    out = Path(out_dir) if out_dir else Path("out") / f"replay-{Path(folder).resolve().name}"
+    err = Console(stderr=True)
+    with Progress(TextColumn("replaying"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"),
+                  TimeRemainingColumn(), console=err, transient=True, disable=as_json) as bar:
+        task = bar.add_task("frames", total=None)
+
+        def on_frame(done, total):
+            bar.update(task, completed=done, total=total)
+
+        res = run_replay(folder, out, on_frame)
+    if as_json:
+        click.echo(_json.dumps(res.to_json(), indent=1))
+        return
+    con = Console(highlight=False)
+    con.print(f"[bold]{res.title or res.game}[/bold]")
+    for e in res.events:
+        if e.kind == "turn":
+            con.print(f"[bold cyan]{e.text}[/bold cyan]")
+        elif e.kind == "review":
+            con.print(f"  [yellow]REVIEW[/yellow] {e.text}")
+        else:
+            con.print(f"  {e.text}")
+    t = Table(title="Scoreboard")
+    t.add_column("player")
+    t.add_column("score", justify="right")
+    for name, score in zip(res.players, res.scores):
+        t.add_row(name + (" (winner)" if name in res.winners and len(res.winners) == 1 else ""), str(score))
+    con.print(t)
+    con.print(f"{res.frames} frames judged in {res.seconds:.1f} s; {res.reviews} verdict(s) to confirm; "
+              f"overlays in {out}")
+    if res.expected.get("scores") is not None:
+        ok = list(res.expected["scores"]) == res.scores
+        con.print(("[green]" if ok else "[red]") + f"expected scores {res.expected['scores']}: "
+                  + ("match" if ok else "DIFFER") + ("[/green]" if ok else "[/red]"))
 
 
 @main.command()
