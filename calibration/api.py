@@ -13,18 +13,22 @@ from .profile import BoardProfile, builtin_profile_path
 from .register import draw_overlay, register
 
 
-def resolve_profile(arg: str) -> tuple[BoardProfile, str]:
-    """A profile from a path or a built-in name; also the reference to store in the calibration."""
+def resolve_profile(arg: str, relative_to: Path | None = None) -> tuple[BoardProfile, str]:
+    """A profile from a path or a built-in name; also the reference to store in a calibration
+    written into the folder ``relative_to`` (a path relative to that folder, so they move together)."""
+    import os
+
     p = Path(arg)
     if p.suffix.lower() == ".json" or p.exists():
-        return BoardProfile.load(p), str(p)
+        ref = os.path.relpath(p.resolve(), relative_to.resolve()) if relative_to is not None else str(p)
+        return BoardProfile.load(p), ref
     return BoardProfile.load(builtin_profile_path(arg)), f"builtin:{arg}"
 
 
 def calibrate_board_files(image: Path, profile_arg: str, camera: Path | None, out: Path,
                           overlay: Path | None) -> str:
     """``tableref calibrate board``: register, check, then write calibration (and overlay)."""
-    profile, ref = resolve_profile(profile_arg)
+    profile, ref = resolve_profile(profile_arg, out.parent)
     intr = load_model(camera, CameraFile, "camera file").intrinsics.to_intrinsics() if camera else None
     photo = read_image(image)
     try:

@@ -289,6 +289,11 @@ class ProfileFile(FileModel):
         for p in self.arrangement.nominal:
             if p.tile not in known:
                 raise ValueError(f"arrangement names unknown tile '{p.tile}'")
+        if self.arrangement.kind == "fixed" and self.arrangement.nominal:
+            placed = {p.tile for p in self.arrangement.nominal}
+            left = sorted(known - placed)
+            if left:
+                raise ValueError(f"a fixed arrangement must place every tile; missing {left}")
         return self
 
 
@@ -348,7 +353,11 @@ class BoardProfile:
         if p is None:
             return None, None
         img = read_image(p)
-        return img, img.shape[1] / tile.size_mm[0]
+        ppm = img.shape[1] / tile.size_mm[0]
+        if abs(img.shape[0] / ppm - tile.size_mm[1]) > 0.02 * tile.size_mm[1] + 1.0 / ppm:
+            raise InputError(f"{p}: the picture of tile '{tile.id}' is {img.shape[1]}x{img.shape[0]} px, not the "
+                             f"shape of its {tile.size_mm[0]:g}x{tile.size_mm[1]:g} mm", "re-take or re-crop it")
+        return img, ppm
 
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "profiles"

@@ -186,6 +186,9 @@ class _Placer:
         return p + self.rng.normal(0, spread / 2, 2)
 
 
+NO_BOUNDARY_MM = 999.0  # margin of a verdict no small shift can flip (JSON has no infinity)
+
+
 def _fp_list(fp: np.ndarray) -> list[tuple[float, float]]:
     return [(round(float(x), 4), round(float(y), 4)) for x, y in fp]
 
@@ -247,7 +250,7 @@ def _pitchfleet_pieces(pl: _Placer, n_range: tuple[int, int]) -> None:
             pl.add(kind=kind, color=color, center_mm=(round(xy[0], 4), round(xy[1], 4)), heading_deg=round(heading, 3),
                    base_mm=base, height_mm=h, upright=upright, footprint_mm=_fp_list(fp), rests_on=rests,
                    outbound=outbound, zones=zones, state="surface" if not outbound else "off_board",
-                   margin_mm=round(float(min(margin, zm)), 4))
+                   margin_mm=round(float(min(margin, zm, NO_BOUNDARY_MM)), 4))
             break
     # occasionally a ship stacked on another piece (counts as outbound, Pitch Fleet Q&A)
     if pl.pieces and rng.random() < 0.15:
@@ -267,7 +270,7 @@ def _pitchfleet_pieces(pl: _Placer, n_range: tuple[int, int]) -> None:
                     pl.add(kind="starship", color=color, center_mm=(round(xy[0], 4), round(xy[1], 4)),
                            heading_deg=round(heading, 3), base_mm=base, height_mm=spec.height_mm,
                            footprint_mm=_fp_list(fp), rests_on="piece", outbound=True, zones=[], state="on_piece",
-                           margin_mm=float("inf"))
+                           margin_mm=NO_BOUNDARY_MM)
                     _ = used
 
 
@@ -377,7 +380,7 @@ def _pitrush_pieces(pl: _Placer, n_range: tuple[int, int]) -> None:
             pt = pl.add(kind="disc", color=color, center_mm=(round(xy[0], 4), round(xy[1], 4)),
                         heading_deg=round(heading, 3), base_mm=round(base, 4), height_mm=h_d,
                         footprint_mm=_fp_list(fp), rests_on=rests, outbound=state == "off_board", pit=pit_id,
-                        state=state, margin_mm=round(float(margin), 4))
+                        state=state, margin_mm=round(float(min(margin, NO_BOUNDARY_MM)), 4))
             if state in ("in_pit", "stacked"):
                 filled[pit_id] = pt.id
             if state == "hanging":
@@ -447,7 +450,8 @@ def _asf_pieces(pl: _Placer, n_range: tuple[int, int]) -> None:
             inside, dist = pl.judge.over_support(xy)
             pl.add(kind="card", color=face, center_mm=(round(xy[0], 4), round(xy[1], 4)), heading_deg=round(heading, 3),
                    base_mm=base, height_mm=0.35, footprint_mm=_fp_list(fp), rests_on="board" if on_board else "table",
-                   outbound=not on_board, zones=zones_t, state=face, margin_mm=round(float(min(zm, dist)), 4))
+                   outbound=not on_board, zones=zones_t, state=face,
+                   margin_mm=round(float(min(zm, dist, NO_BOUNDARY_MM)), 4))
             break
 
 

@@ -75,7 +75,7 @@ class PieceTruth(Part):
     pit: str | None = None
     state: str = "surface"
     space: str | None = None
-    margin_mm: float = pydantic.Field(float("inf"), description="distance to the nearest decision boundary")
+    margin_mm: float = pydantic.Field(999.0, description="distance to the nearest decision boundary (999: none near)")
     seed: int = 0
 
 

@@ -57,8 +57,12 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def describe_validation_error(path: str | os.PathLike[str], err: pydantic.ValidationError) -> FileFormatError:
-    """Turn the first pydantic error into a FileFormatError naming file, field and expectation."""
-    first = err.errors(include_url=False)[0]
+    """Turn the first pydantic error into a FileFormatError naming file, field and expectation.
+
+    An unknown field is reported before a missing one: a misspelt name causes both.
+    """
+    errors = err.errors(include_url=False)
+    first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
     loc = tuple(p for p in first.get("loc", ()) if not (isinstance(p, str) and p.startswith("function-")))
     msg = first.get("msg", "invalid value")
     kind = first.get("type", "")
@@ -68,6 +72,8 @@ def describe_validation_error(path: str | os.PathLike[str], err: pydantic.Valida
         expected = "is not a known field (misspelt, or from a newer version?)"
     else:
         got = first.get("input", None)
+        if kind == "value_error" and msg.lower().startswith("value error, "):
+            msg = msg[len("value error, "):]
         expected = f"{msg[0].lower() + msg[1:] if msg else 'invalid'} (got {_short(got)})"
         expected = "expected: " + expected if not expected.startswith("expected") else expected
     more = len(err.errors()) - 1
