@@ -103,7 +103,7 @@ class Quality(Part):
 
 
 class Bounds(Part):
-    max_reprojection_rms_px: float = 1.5
+    max_reprojection_rms_px: float = 3.0  # noise of one picture correspondence; a wrong fit is far above
     max_corner_rms_mm: float = 1.5
     min_tile_score: float = 0.3  # median patch correlation; a wrong tile or turn scores near 0
     max_mm_per_px: float = 2.0
@@ -295,7 +295,7 @@ class Calibration:
         q, b = self.data.quality, self.data.bounds
         out = []
         if q.reprojection_rms_px is not None and q.reprojection_rms_px > b.max_reprojection_rms_px:
-            out.append(f"edge fit residual {q.reprojection_rms_px:.2f} px > {b.max_reprojection_rms_px} px")
+            out.append(f"picture fit residual {q.reprojection_rms_px:.2f} px > {b.max_reprojection_rms_px} px")
         if q.corner_rms_mm is not None and q.corner_rms_mm > b.max_corner_rms_mm:
             out.append(f"tile corner residual {q.corner_rms_mm:.2f} mm > {b.max_corner_rms_mm} mm")
         if q.worst_tile_score is not None and q.worst_tile_score < b.min_tile_score:

@@ -225,6 +225,7 @@ def _fit_tile_homography(src: np.ndarray, dst: np.ndarray, cfg: RegistrationConf
 def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: RegistrationConfig) -> tuple[list[TileMatch], dict[str, int]]:
     """Find each template in the (working-resolution) photo.  Returns matches and, for the ones not
     found, the number of consistent features seen (for the error message)."""
+    cv2.setRNGSeed(0x7AB1E)  # FLANN's randomised trees and RANSAC: the same photo, the same answer
     pts, desc = _features(gray_work, cfg.photo_features)
     if len(pts) < cfg.min_inliers:
         return [], {t.name: 0 for t in templates}
@@ -603,6 +604,15 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
     timings["refine"] = time.perf_counter() - t0
 
+    # ---- a board that looks the same turned (a hexagon): its print decides which way round it lies
+    turned = [_best_turn(gray, profile, pl, cam) for pl in placements]
+    if any(t is not pl for t, pl in zip(turned, placements)):
+        placements = turned
+        prob = dense_correspondences(gray, profile, placements, cam, cfg)
+        prob2 = prob
+        K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec)
+        cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+
     # ---- residuals and frame checks
     res = _reproj(cam, prob, placements)
     rms = float(np.sqrt(np.median(np.sum(res ** 2, axis=1)) / 0.4549)) if len(res) else float("nan")
@@ -668,6 +678,84 @@ def _inside_tile(tid: str, loc: np.ndarray, m: TileMatch) -> np.ndarray:
 def _reproj(cam: CameraModel, prob: Problem, placements: list[TilePlacement]) -> np.ndarray:
     pts = CameraSolver._table_points(prob.tile_of, prob.local_mm, placements)
     return cam.project_plane(pts) - prob.image_px
+
+
+def outline_symmetry(tile: Tile) -> int:
+    """How many turns about its centre map the tile's outline onto itself (1 = none)."""
+    ring = np.asarray(tile.outline_polygon().exterior.coords)[:-1]
+    c = ring.mean(axis=0)
+    for n in (12, 8, 6, 4, 3, 2):
+        a = np.radians(360.0 / n)
+        R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        turned = (ring - c) @ R.T + c
+        d = np.linalg.norm(turned[:, None, :] - ring[None, :, :], axis=2).min(axis=1)
+        if np.all(d < 0.5):
+            return n
+    return 1
+
+
+def _tile_samples(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, cam: CameraModel,
+                  turns_deg: list[float], ppm: float = 1.0) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The photo where the placement puts a tile, and the tile's picture as it would look turned by
+    each of ``turns_deg`` about its centre; both sampled on a coarse grid of the tile (inside it)."""
+    tile = profile.tile(pl.tile)
+    pic, pic_ppm = _tile_picture(profile, tile)
+    inner = tile.outline_polygon().buffer(-4.0)
+    x0, y0, x1, y1 = inner.bounds
+    gx, gy = np.meshgrid(np.arange(x0, x1, 1.0 / ppm), np.arange(y0, y1, 1.0 / ppm))
+    loc = np.column_stack([gx.ravel(), gy.ravel()])
+    from shapely import contains_xy
+
+    inside = contains_xy(inner, loc[:, 0], loc[:, 1])
+    shape = gx.shape
+    c = np.asarray(tile.outline_polygon().centroid.coords[0])
+    px = cam.project_plane(pl.to_table(loc)).astype(np.float32)
+    mmpp = float(cam.mm_per_px_at(pl.to_table(c[None]))[0])
+    g = cv2.GaussianBlur(gray, (0, 0), max(0.5, 0.5 / (ppm * mmpp)))
+    def highpass(img2d: np.ndarray) -> np.ndarray:
+        # the print's detail, not the light's gradient or glare (which no turn of the picture has)
+        f = img2d.astype(np.float32)
+        return f - cv2.GaussianBlur(f, (0, 0), 4.0 * ppm)
+
+    photo = highpass(cv2.remap(g, px[:, 0].reshape(shape), px[:, 1].reshape(shape), cv2.INTER_LINEAR)).ravel()[inside]
+    pg = cv2.GaussianBlur(cv2.cvtColor(pic, cv2.COLOR_BGR2GRAY), (0, 0), max(0.5, pic_ppm / ppm / 2))
+    refs = []
+    for turn in turns_deg:
+        # if the tile lies turned by `turn` about c, the picture point seen at tile point p is R(-turn)(p - c) + c
+        src = (loc - c) @ rot2(-turn).T + c
+        tp = (src * pic_ppm - 0.5).astype(np.float32)
+        refs.append(highpass(cv2.remap(pg, tp[:, 0].reshape(shape), tp[:, 1].reshape(shape), cv2.INTER_LINEAR))
+                    .ravel()[inside])
+    return photo, refs
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a - a.mean(), b - b.mean()
+    return float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-9))
+
+
+def _best_turn(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, cam: CameraModel) -> TilePlacement:
+    """For a tile whose outline looks the same turned (a hexagon), the turn its print matches best.
+
+    The symmetric part of the print (pits, lines) matches every turn alike, so each turned picture
+    is compared with the photo after removing the mean of all turns: only the print that is not
+    symmetric (wood grain, a logo) decides, and only by a clear margin."""
+    tile = profile.tile(pl.tile)
+    n = outline_symmetry(tile)
+    if n == 1:
+        return pl
+    photo, refs = _tile_samples(gray, profile, pl, cam, [k * 360.0 / n for k in range(n)])
+    sym = np.mean(refs, axis=0)
+    scores = [_ncc(photo, r - sym) for r in refs]
+    k = int(np.argmax(scores))
+    if k == 0 or scores[k] < max(0.1, scores[0] + 0.05):
+        return pl
+    # the tile lies turned by k steps: compose the placement with that turn about the tile's centre
+    c = np.asarray(tile.outline_polygon().centroid.coords[0])
+    turn = k * 360.0 / n
+    # p_table = R(rot) (R(turn)(p - c) + c) + off  =  R(rot + turn) p + (R(rot)(c - R(turn) c) + off)
+    off = rot2(pl.rotation_deg) @ (c - rot2(turn) @ c) + np.asarray(pl.offset_mm)
+    return TilePlacement(tile=pl.tile, rotation_deg=_wrap(pl.rotation_deg + turn), offset_mm=(float(off[0]), float(off[1])))
 
 
 def board_white_balance(image: np.ndarray, profile: BoardProfile, placements: list[TilePlacement],

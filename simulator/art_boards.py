@@ -51,6 +51,18 @@ def pitrush_board(tile: Tile, s: float, seed: int = 0) -> np.ndarray:
         # brush texture: a faint lighter streak along the middle
         cv.stroke([a, b], 0.7, bgr(70, 66, 60), alpha=0.25)
 
+    # the maker's mark, burned in between the first seat's line and the pits (real boards carry one:
+    # it tells which way round the six-fold board lies)
+    if tile.seats:
+        a, b = np.asarray(tile.seats[0].shooting_line[0]), np.asarray(tile.seats[0].shooting_line[1])
+        mid = (a + b) / 2
+        inward = np.asarray(outline.centroid.coords[0]) - mid
+        inward /= np.linalg.norm(inward)
+        pos = mid + inward * 34.0
+        ang = np.degrees(np.arctan2((b - a)[1], (b - a)[0]))
+        cv.text("PITRUSH", pos[0], pos[1], 15.0, bgr(70, 45, 25), weight=800, alpha=0.75, spacing=0.2,
+                rotate180=abs(((ang + 90) % 360) - 180) > 90)
+
     # pits: dark wood inside (the renderer cuts the hole), a chamfer ring around
     L = np.array([-0.6, -0.7])
     L /= np.linalg.norm(L)
