@@ -61,7 +61,20 @@ def make_fixtures(out_dir: Path, docs_dir: Path, progress: bool = True) -> list[
         written.extend(write_scene(scene, result, path))
         thumbs.setdefault(game, []).append(result.image)
     written.append(contact_sheet(thumbs, docs_dir / "contact-sheet.png"))
+    written.extend(make_game_fixtures(out_dir / "games"))
     return written
+
+
+GAME_SIZE = (1600, 900)
+
+
+def make_game_fixtures(out_dir: Path) -> list[Path]:
+    """The bundled recorded games: a Pitch Fleet stage, a PitRush Contest and an Arena match."""
+    from .games import simulate_pitchfleet_stage, simulate_pitrush_match
+
+    return [simulate_pitchfleet_stage(out_dir / "pitchfleet-stage", seed=11, size=GAME_SIZE),
+            simulate_pitrush_match(out_dir / "pitrush-contest", mode="contest", seed=5, size=GAME_SIZE),
+            simulate_pitrush_match(out_dir / "pitrush-arena", mode="arena", seed=9, size=GAME_SIZE)]
 
 
 def contact_sheet(images: dict[str, list[np.ndarray]], path: Path, thumb_w: int = 480) -> Path:
