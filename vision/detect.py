@@ -206,9 +206,16 @@ class Detector:
             fits = [fit_one(s, self.cam, pts, 0.0)] if kk == 1 else fit_many([s] * kk, self.cam, pts, [0.0] * kk,
                                                                             [None] * kk)
             cands = []
-            for f in fits:
+            masks = [silhouette_mask(f.hulls(self.cam), box) for f in fits]
+            for i, f in enumerate(fits):
                 f.upright = up
-                cands.append(self._named(frame, f, comp, box))
+                # a piece's colour from where it is alone: where two overlap, one hides the other
+                others = np.zeros_like(comp)
+                for k, m in enumerate(masks):
+                    if k != i:
+                        others |= m
+                own = comp & ~others.astype(bool) if len(fits) > 1 else comp
+                cands.append(self._named(frame, f, own.astype(np.uint8), box))
             geo = float(np.mean([c.fit.cost for c in cands])) * (1 + 0.15 * (kk - 1))
             colour = float(np.mean([c.colour_dist for c in cands]))
             return geo + max(0.0, colour - 15.0) / 20.0, cands

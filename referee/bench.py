@@ -1,0 +1,185 @@
+"""Benchmarks: ``tableref bench calibration | accuracy | speed``.
+
+Scenes are simulated (realistic settings: tilt 0-20 degrees, lens distortion, noise, JPEG, shadows,
+pieces near every kind of boundary) and cached on disk, so a second run only measures.  Numbers are
+printed beside their targets; nothing here is a pass/fail test.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tableref.files import load_model, read_image, write_bytes, write_json
+
+GAMES = ("pitchfleet", "pitrush", "galaktico", "asfccg")
+
+
+def cache_dir() -> Path:
+    d = Path(os.environ.get("TABLEREF_CACHE", Path.home() / ".cache" / "tableref")) / "bench"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def cached_scene(game: str, seed: int, size: tuple[int, int], empty: bool, layout: int = 1):
+    """A simulated photo and its ground truth, rendered once and kept in the cache."""
+    from simulator.api import simulate
+    from simulator.scene import SceneFile
+
+    name = f"{game}-{seed}-{size[0]}x{size[1]}-{'empty' if empty else f'l{layout}'}"
+    img_p = cache_dir() / f"{name}.jpg"
+    js_p = cache_dir() / f"{name}.json"
+    if not (img_p.exists() and js_p.exists()):
+        scene, res = simulate(game, seed, size, empty=empty, pieces_seed=None if empty else layout)
+        write_bytes(img_p, res.jpeg)
+        write_json(js_p, scene)
+    return load_model(js_p, SceneFile), read_image(img_p)
+
+
+# ------------------------------------------------------------------------------ calibration
+
+@dataclass
+class CalRow:
+    game: str
+    seed: int
+    ok: bool
+    identity: bool = False
+    rotation: bool = False
+    corners: list[float] = field(default_factory=list)
+    ious: list[float] = field(default_factory=list)
+    pits: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str = ""
+
+
+def _cal_job(args) -> CalRow:
+    import cv2
+
+    from calibration.evaluate import compare
+    from calibration.profile import BoardProfile
+    from calibration.register import register
+
+    game, seed, size = args
+    cv2.setNumThreads(1)
+    scene, img = cached_scene(game, seed, size, empty=True)
+    prof = BoardProfile.builtin(game)
+    t0 = time.process_time()
+    try:
+        reg = register(img, prof)
+    except Exception as e:  # a failure is a result here
+        return CalRow(game, seed, False, seconds=time.process_time() - t0, error=str(e)[:120])
+    dt = time.process_time() - t0
+    e = compare(reg.calibration, prof, scene.camera(), scene.placements)
+    return CalRow(game, seed, True, e.identity_ok, e.rotation_ok, e.corner_mm.tolist(), e.zone_iou.tolist(),
+                  e.pit_mm.tolist(), dt)
+
+
+def bench_calibration(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, on_row=None):
+    jobs = [(g, 5000 + s, size) for g in games for s in range(scenes)]
+    rows = []
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        for r in ex.map(_cal_job, jobs):
+            rows.append(r)
+            if on_row:
+                on_row(r)
+    return rows
+
+
+# --------------------------------------------------------------------------------- accuracy
+
+@dataclass
+class AccRow:
+    game: str
+    seed: int
+    n_true: int = 0
+    missed: int = 0
+    false: int = 0
+    center: list[float] = field(default_factory=list)
+    verdicts: dict = field(default_factory=dict)
+    ms: float = 0.0
+    error: str = ""
+
+
+def _acc_job(args) -> AccRow:
+    import cv2
+
+    from calibration.model import Calibration, Quality, build_calibration
+    from calibration.profile import BoardProfile
+    from calibration.register import board_white_balance, register
+    from vision.detect import Detector
+    from vision.evaluate import score_scene
+
+    game, seed, size, true_cal = args
+    cv2.setNumThreads(1)
+    prof = BoardProfile.builtin(game)
+    empty_scene, empty = cached_scene(game, seed, size, empty=True)
+    scene, img = cached_scene(game, seed, size, empty=False)
+    try:
+        if true_cal:
+            cam = scene.camera()
+            cf = build_calibration(prof, scene.placements, cam, Quality(),
+                                   appearance={"wb_gains": board_white_balance(empty, prof, scene.placements, cam)})
+        else:
+            cf = register(empty, prof).calibration
+        cal = Calibration(cf)
+        det = Detector(cal, prof, empty)
+        t0 = time.process_time()
+        res = det.detect(img)
+        ms = (time.process_time() - t0) * 1000
+    except Exception as e:
+        return AccRow(game, seed, len(scene.pieces), len(scene.pieces), 0, error=str(e)[:120])
+    s = score_scene(res.judgement, scene.pieces, scene.camera(), cal.camera, game)
+    return AccRow(game, seed, s.n_true, s.missed, s.false, s.center_err_mm, s.verdicts, ms)
+
+
+def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,
+                   on_row=None):
+    jobs = [(g, 7000 + s, size, true_cal) for g in games for s in range(scenes)]
+    rows = []
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        for r in ex.map(_acc_job, jobs):
+            rows.append(r)
+            if on_row:
+                on_row(r)
+    return rows
+
+
+# ------------------------------------------------------------------------------------ speed
+
+def bench_speed(frames: int = 20, size: tuple[int, int] = (1920, 1080)) -> dict:
+    """Median detection + judgement time of settled frames on one core, and the settle check rate."""
+    import cv2
+
+    from calibration.profile import BoardProfile
+    from calibration.register import register
+    from calibration.model import Calibration
+    from vision.detect import Detector
+
+    cv2.setNumThreads(1)
+    out = {}
+    for game in GAMES:
+        prof = BoardProfile.builtin(game)
+        _, empty = cached_scene(game, 9100, size, empty=True)
+        _, img = cached_scene(game, 9100, size, empty=False)
+        det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+        det.detect(img)  # warm-up
+        ts = []
+        for _ in range(frames):
+            t0 = time.perf_counter()
+            det.detect(img)
+            ts.append((time.perf_counter() - t0) * 1000)
+        out[game] = (float(np.median(ts)), float(np.max(ts)), len(det.detect(img).judgement))
+    try:
+        from vision.motion import motion_benchmark
+
+        out["motion_fps"] = motion_benchmark()
+    except ImportError:
+        out["motion_fps"] = None
+    out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
