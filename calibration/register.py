@@ -238,8 +238,16 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
     pending = list(templates)
     for _round in range(2):
         found_now = []
+        # the second round looks for the tiles still missing in what is left of the photo: with the
+        # found tiles' regions masked, fewer consistent features are needed
+        need = cfg.min_inliers if _round == 0 else max(6, (2 * cfg.min_inliers) // 3)
+        min_spread = 0.04 if _round == 0 else 0.02
+        # ... but a tile found then must look about as big as the tiles already found
+        found_areas = [cv2.contourArea(_project_h(m.H, m.template.outline_mm).astype(np.float32)) /
+                       max(cv2.contourArea(m.template.outline_mm.astype(np.float32)), 1e-9) for m in results]
+        area_ref = float(np.median(found_areas)) if found_areas else None
         for t in pending:
-            if len(t.desc) < cfg.min_inliers:
+            if len(t.desc) < need:
                 missing[t.name] = 0
                 continue
             knn = index.knnMatch(t.desc, k=2)
@@ -251,7 +259,7 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
                 if a.distance < cfg.ratio_test * b.distance and not taken[a.trainIdx]:
                     if a.trainIdx not in best or a.distance < best[a.trainIdx][0]:
                         best[a.trainIdx] = (a.distance, a.queryIdx)
-            if len(best) < cfg.min_inliers:
+            if len(best) < need:
                 missing[t.name] = len(best)
                 continue
             didx = np.fromiter(best.keys(), dtype=np.int64)
@@ -264,8 +272,10 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
             n_in = int(inl.sum())
             spread = cv2.contourArea(cv2.convexHull(src[inl].astype(np.float32))) if n_in >= 3 else 0.0
             tile_area = cv2.contourArea(t.outline_mm.astype(np.float32))
-            if (n_in < cfg.min_inliers or spread < 0.04 * tile_area
-                    or not _quad_ok(H, t.outline_mm, gray_work.shape)):
+            px_per_mm2 = cv2.contourArea(_project_h(H, t.outline_mm).astype(np.float32)) / max(tile_area, 1e-9)
+            if (n_in < need or spread < min_spread * tile_area
+                    or not _quad_ok(H, t.outline_mm, gray_work.shape)
+                    or (_round > 0 and area_ref is not None and not 0.6 < px_per_mm2 / area_ref < 1.6)):
                 missing[t.name] = n_in
                 continue
             found_now.append(TileMatch(t, H, src[inl], dst[inl], len(src)))
