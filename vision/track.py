@@ -1,0 +1,430 @@
+"""Tracking pieces from one settled scene to the next: who was shot, who was knocked, who is hidden.
+
+:class:`Tracker` takes the :class:`~vision.judgement.Judgement` of each settled scene and gives
+every piece a persistent ``track_id`` (from 1; ``-1`` is untracked):
+
+* **association** — per kind, a Hungarian assignment (``scipy.optimize.linear_sum_assignment``) on
+  the distance between centres in table mm, gated at ``gate_mm``; pieces of different colours never
+  match (``"unknown"``, a piece whose colour the detector could not see, matches any colour and
+  takes the track's).  A match that moved more than ``move_tol_mm`` pays ``moved_cost_mm`` on top
+  of its distance: of two explanations, the one in which fewer pieces moved wins (one shot moves
+  one piece and perhaps knocks a few; it does not swap two pieces of the same colour).
+* **per shot** — ``moved``: matched tracks displaced by more than ``move_tol_mm``; ``shot``: the
+  caller's ``shot_hint`` if given, else the track that moved farthest (if nothing moved and one
+  piece was removed, that one: it flew off); ``knocked``: moved, not shot; ``appeared``: new
+  tracks; ``vanished``: tracks no longer seen, split into ``covered`` and ``removed``.
+* **covered, not removed** — a piece that vanished where another piece now lies over it is
+  *covered*: its old footprint overlaps a piece now ``stacked`` or ``on_piece``, or (PitRush) it
+  was in, stacked in or hanging on a pit in whose stack a piece now lies.  It is kept (its last
+  verdict, with its state set to ``in_pit`` under the stacker when it was not already in that
+  pit's stack) and stays in the results until it is seen again or nothing lies over it any more
+  (then it is removed).  A disc seen alone over a pit is reported ``in_pit`` by the detector (one
+  photo cannot tell); when the tracker knows a disc is hidden in that pit, it corrects the one on
+  top to ``stacked`` (its underside raised by the hidden disc's height).
+* **removed** — vanished with nothing over its place (flew off the table, taken away); dropped
+  (kept in :attr:`Tracker.removed`).  A piece of its kind and colour found again within
+  ``return_gate_mm`` of where it vanished gets its id back (``returned``: the detector had missed
+  it), instead of a new one.
+
+The :class:`TrackResult` carries the updated judgement (the input's rows, in order, with
+``track_id`` filled, then the hidden tracks' rows), the lists of ids and a sentence per event.
+
+Frames: table mm on the board plane only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from shapely.geometry import Polygon
+
+from tableref.config import VisionConfig
+
+from .detections import Detections
+from .judgement import Judgement
+
+PIT_STACK = ("in_pit", "stacked")
+_FORBIDDEN = 1e12
+
+
+@dataclass(frozen=True)
+class TrackResult:
+    """What changed in one update.  Ids are track ids; ``judgement`` rows carry them in ``track_id``."""
+
+    judgement: Judgement
+    t: float
+    shot: int | None
+    moved: tuple[int, ...]
+    knocked: tuple[int, ...]
+    appeared: tuple[int, ...]
+    vanished: tuple[int, ...]          # no longer seen this update: covered + removed
+    covered: tuple[int, ...]           # vanished under another piece: kept, hidden
+    removed: tuple[int, ...]           # vanished elsewhere (or no longer covered and not seen): dropped
+    uncovered: tuple[int, ...] = ()    # hidden before, seen again now
+    returned: tuple[int, ...] = ()     # removed before, seen again where it vanished (a missed detection)
+    hidden: tuple[int, ...] = ()       # every track kept while hidden (rows at the end of ``judgement``)
+    corrected: tuple[int, ...] = ()    # tracks whose state the tracker changed (in_pit -> stacked)
+    displacement_mm: dict[int, float] = field(default_factory=dict)   # of every matched track
+    sentences: tuple[str, ...] = ()
+
+    @property
+    def detections(self) -> Detections:
+        return self.judgement.detections
+
+    def row_of(self, track_id: int) -> int | None:
+        """Row of ``track_id`` in :attr:`judgement`, or None."""
+        hit = np.flatnonzero(self.judgement.detections.track_id == track_id)
+        return int(hit[0]) if len(hit) else None
+
+    def to_json(self) -> dict:
+        return {"t": self.t, "shot": self.shot, "moved": list(self.moved), "knocked": list(self.knocked),
+                "appeared": list(self.appeared), "vanished": list(self.vanished), "covered": list(self.covered),
+                "removed": list(self.removed), "uncovered": list(self.uncovered), "returned": list(self.returned),
+                "hidden": list(self.hidden),
+                "corrected": list(self.corrected),
+                "displacement_mm": {str(k): round(v, 2) for k, v in sorted(self.displacement_mm.items())},
+                "sentences": list(self.sentences), **self.judgement.to_json()}
+
+
+@dataclass
+class _Track:
+    id: int
+    row: Judgement             # one row: the last verdict, track_id set
+    first_seen: float
+    last_seen: float
+    covered_by: int | None = None
+
+    @property
+    def kind(self) -> str:
+        return str(self.row.detections.kind[0])
+
+    @property
+    def color(self) -> str:
+        return str(self.row.detections.color[0])
+
+    @property
+    def center(self) -> np.ndarray:
+        return self.row.detections.center_mm[0]
+
+    @property
+    def footprint(self) -> np.ndarray:
+        return self.row.detections.footprint_mm[0]
+
+    @property
+    def state(self) -> str:
+        return str(self.row.state[0])
+
+    @property
+    def pit(self) -> str | None:
+        return self.row.pit[0]
+
+    def label(self) -> str:
+        return f"track {self.id} ({self.kind}/{self.color})"
+
+
+def _copy(j: Judgement) -> Judgement:
+    """A judgement with arrays of its own (fancy indexing copies)."""
+    return j[np.arange(len(j))]
+
+
+def _concat(items: list[Judgement]) -> Judgement:
+    items = [j for j in items if len(j)]
+    if not items:
+        return Judgement.empty()
+    det = Detections.merge([j.detections for j in items])
+    vals = {f.name: np.concatenate([getattr(j, f.name) for j in items])
+            for f in fields(Judgement) if f.name != "detections"}
+    return Judgement(det, **vals)
+
+
+def _xy(p: np.ndarray) -> str:
+    return f"({p[0]:.1f}, {p[1]:.1f}) mm"
+
+
+def _where(state: str, pit: str | None) -> str:
+    return f"{state.replace('_', ' ')} {pit}" if pit else state.replace("_", " ")
+
+
+class Tracker:
+    """Persistent track ids over the settled scenes of a game, and what each shot did.
+
+    ``move_tol_mm``: a displacement above this is a move (detection jitter stays below it);
+    ``gate_mm``: the farthest a piece is believed to travel in one shot; ``moved_cost_mm``: the
+    price of explaining a piece as moved rather than still; ``cover_frac``: the overlap (of the
+    smaller footprint) that makes a piece lie over a vanished one; ``return_gate_mm``: a new piece
+    this close to where a removed track of its kind and colour vanished is that track again (the
+    detector missed it for a shot or more).
+    """
+
+    def __init__(self, cfg: VisionConfig | None = None, *, move_tol_mm: float = 2.0, gate_mm: float = 500.0,
+                 moved_cost_mm: float = 10.0, cover_frac: float = 0.2, return_gate_mm: float = 5.0):
+        self.cfg = cfg or VisionConfig()
+        self.move_tol_mm = float(move_tol_mm)
+        self.return_gate_mm = float(return_gate_mm)
+        self.gate_mm = float(gate_mm)
+        self.moved_cost_mm = float(moved_cost_mm)
+        self.cover_frac = float(cover_frac)
+        self.reset()
+
+    def reset(self) -> None:
+        self.tracks: dict[int, _Track] = {}
+        self.removed: dict[int, _Track] = {}
+        self._next_id = 1
+        self.updates = 0
+
+    # ------------------------------------------------------------------------------ matching
+    def _cost(self, prev: list[_Track], det: Detections) -> np.ndarray:
+        """(len(prev), len(det)) assignment costs; _FORBIDDEN where no match is allowed."""
+        n, m = len(prev), len(det)
+        cost = np.full((n, m), _FORBIDDEN)
+        if not n or not m:
+            return cost
+        pc = np.array([t.center for t in prev])
+        d = np.linalg.norm(pc[:, None, :] - det.center_mm[None, :, :], axis=2)
+        pk = np.array([t.kind for t in prev], dtype=object)
+        pcol = np.array([t.color for t in prev], dtype=object)
+        same_kind = pk[:, None] == det.kind[None, :]
+        same_col = (pcol[:, None] == det.color[None, :]) | (pcol[:, None] == "unknown") | (det.color[None, :] == "unknown")
+        ok = same_kind & same_col & (d <= self.gate_mm)
+        c = np.where(d <= self.move_tol_mm, d, d + self.moved_cost_mm)
+        cost[ok] = c[ok]
+        return cost
+
+    def _assign(self, cost: np.ndarray) -> list[tuple[int, int]]:
+        n, m = cost.shape
+        if not n or not m:
+            return []
+        unmatched = 0.5 * (self.gate_mm + self.moved_cost_mm) + 1.0  # per side: a match in the gate is cheaper
+        big = np.full((n + m, m + n), _FORBIDDEN)
+        big[:n, :m] = cost
+        big[:n, m:][np.diag_indices(n)] = unmatched
+        big[n:, :m][np.diag_indices(m)] = unmatched
+        big[n:, m:] = 0.0
+        rows, cols = linear_sum_assignment(big)
+        return [(int(r), int(c)) for r, c in zip(rows, cols) if r < n and c < m and big[r, c] < _FORBIDDEN]
+
+    # ------------------------------------------------------------------------------ covering
+    def _cover_of(self, v: _Track, jud: Judgement, ids: np.ndarray, polys: list[Polygon]) -> int | None:
+        """Row of the current piece lying over vanished track ``v``'s place, or None."""
+        best, best_score = None, 0.0
+        pv = Polygon(v.footprint)
+        for i in range(len(jud)):
+            if ids[i] == v.id:
+                continue
+            st = str(jud.state[i])
+            pit_stack = (v.pit is not None and v.state in PIT_STACK + ("hanging",)
+                         and jud.pit[i] == v.pit and st in PIT_STACK)
+            inter = pv.intersection(polys[i]).area if pv.is_valid and polys[i].is_valid else 0.0
+            frac = inter / max(min(pv.area, polys[i].area), 1e-9)
+            over = st in ("stacked", "on_piece") and frac >= self.cover_frac
+            if not (pit_stack or over):
+                continue
+            score = frac + (1.0 if pit_stack else 0.0)
+            if best is None or score > best_score:
+                best, best_score = i, score
+        return best
+
+    def _hide(self, v: _Track, jud: Judgement, i: int, ids: np.ndarray) -> tuple[Judgement, bool]:
+        """``v``'s row kept under current row ``i``; True when it had to move there (knocked in)."""
+        row = _copy(v.row)
+        d = row.detections
+        st_c, pit_c = str(jud.state[i]), jud.pit[i]
+        moved = False
+        if pit_c is not None and not (v.state in PIT_STACK and v.pit == pit_c):
+            # it was on the surface or hanging and is now under a disc in that pit: knocked in.  A pit
+            # holds one disc: with another one seen in it, this one lies between (stacked)
+            seen_in = any(k != i and jud.state[k] == "in_pit" and jud.pit[k] == pit_c for k in range(len(jud)))
+            delta = jud.detections.center_mm[i] - d.center_mm[0]
+            d.center_mm[0] = jud.detections.center_mm[i]
+            d.center_px[0] = jud.detections.center_px[i]
+            d.footprint_mm[0] = d.footprint_mm[0] + delta
+            d.base_mm[0] = jud.detections.base_mm[i] - d.height_mm[0]
+            row.state[0] = "stacked" if seen_in else "in_pit"
+            row.pit[0], row.outbound[0], row.zones[0] = pit_c, False, ()
+            moved = True
+        below = f"under track {int(ids[i])} ({jud.detections.kind[i]}/{jud.detections.color[i]}, {_where(st_c, pit_c)})"
+        row.reasons[0] = f"not visible: covered {below}; {_where(str(row.state[0]), row.pit[0])} from the track history"
+        return row, moved
+
+    # ------------------------------------------------------------------------------ update
+    def update(self, judgement: Judgement, t: float, shot_hint: int | None = None) -> TrackResult:
+        """Track the pieces of one settled scene (taken at time ``t``, s).  ``shot_hint``: the track the
+        caller knows was shot (it wins over the farthest mover)."""
+        t = float(t)
+        if shot_hint is not None and shot_hint not in self.tracks:
+            raise ValueError(f"shot_hint={shot_hint} is not a current track (tracks: {sorted(self.tracks)})")
+        jud = _copy(judgement)
+        det = jud.detections
+        n_cur = len(jud)
+        first = not self.tracks and self.updates == 0
+        prev = list(self.tracks.values())
+        ids = np.full(n_cur, -1, dtype=np.int64)
+
+        # -- associate, per kind (the cost forbids kind and colour mismatches)
+        pairs = self._assign(self._cost(prev, det))
+        disp: dict[int, float] = {}
+        before: dict[int, np.ndarray] = {}
+        uncovered: list[int] = []
+        for r, c in pairs:
+            tr = prev[r]
+            ids[c] = tr.id
+            disp[tr.id] = float(np.linalg.norm(det.center_mm[c] - tr.center))
+            before[tr.id] = tr.center.copy()
+            if det.color[c] == "unknown" and tr.color != "unknown":
+                det.color[c] = tr.color
+            if tr.covered_by is not None:
+                uncovered.append(tr.id)
+        # -- a piece found where a removed track vanished is that track (a missed detection)
+        returned: list[int] = []
+        free = np.flatnonzero(ids < 0)
+        gone = list(self.removed.values())
+        if len(free) and gone:
+            cost = self._cost(gone, det[free])
+            cost[cost > self.return_gate_mm + self.moved_cost_mm] = _FORBIDDEN
+            for r, c in self._assign(cost):
+                tr = gone[r]
+                ids[free[c]] = tr.id
+                disp[tr.id] = float(np.linalg.norm(det.center_mm[free[c]] - tr.center))
+                before[tr.id] = tr.center.copy()
+                returned.append(tr.id)
+                del self.removed[tr.id]
+                self.tracks[tr.id] = tr  # back in play (bookkeeping below)
+        appeared = []
+        for c in range(n_cur):
+            if ids[c] < 0:
+                ids[c] = self._next_id
+                appeared.append(self._next_id)
+                self._next_id += 1
+        det.track_id[:] = ids
+        matched = {prev[r].id for r, _ in pairs}
+
+        # -- the ones not seen: covered (kept) or removed
+        polys = [Polygon(fp) for fp in det.footprint_mm]
+        covered, removed, still_hidden, knocked_in = [], [], [], []
+        hidden_rows: dict[int, tuple[Judgement, int]] = {}
+        sentences: list[str] = []
+        for tr in prev:
+            if tr.id in matched:
+                continue
+            i = self._cover_of(tr, jud, ids, polys)
+            if i is None:
+                removed.append(tr.id)
+                if tr.covered_by is None:
+                    sentences.append(f"{tr.label()} vanished from {_xy(tr.center)} and nothing lies over that "
+                                     f"place: removed (off the table or taken away)")
+                else:
+                    sentences.append(f"{tr.label()}, hidden since under track {tr.covered_by}, is no longer "
+                                     f"covered and not seen: removed")
+                continue
+            row, moved_in = self._hide(tr, jud, i, ids)
+            if moved_in:
+                disp[tr.id] = float(np.linalg.norm(row.detections.center_mm[0] - tr.center))
+                before[tr.id] = tr.center.copy()
+                knocked_in.append(tr.id)
+            hidden_rows[tr.id] = (row, i)
+            if tr.covered_by is None:
+                covered.append(tr.id)
+                sentences.append(f"{tr.label()} vanished from {_xy(tr.center)} under track {int(ids[i])} "
+                                 f"({det.kind[i]}/{det.color[i]}, {_where(str(jud.state[i]), jud.pit[i])}): "
+                                 f"covered, kept as {_where(str(row.state[0]), row.pit[0])}")
+            else:
+                still_hidden.append(tr.id)
+
+        # -- a disc seen alone over a pit in which a disc is hidden lies on it
+        corrected = []
+        for i in range(n_cur):
+            if str(jud.state[i]) != "in_pit":
+                continue
+            under = [(tid, row) for tid, (row, k) in sorted(hidden_rows.items())
+                     if k == i and str(row.state[0]) in PIT_STACK and row.pit[0] == jud.pit[i]]
+            if not under:
+                continue
+            jud.state[i] = "stacked"
+            det.base_mm[i] += float(sum(row.detections.height_mm[0] for _, row in under))
+            names = ", ".join(f"track {tid} ({row.detections.kind[0]}/{row.detections.color[0]})" for tid, row in under)
+            jud.reasons[i] = (f"stacked {jud.pit[i]} on {names}, hidden in the pit (tracker)"
+                              + (f"; detector: {jud.reasons[i]}" if jud.reasons[i] else ""))
+            corrected.append(int(ids[i]))
+            sentences.append(f"track {int(ids[i])} ({det.kind[i]}/{det.color[i]}) lies on {names} hidden "
+                             f"in {jud.pit[i]}: stacked, not in the pit")
+        for tid, (row, i) in hidden_rows.items():  # under a raised stacker, the hidden one sits lower
+            if tid in knocked_in:
+                row.detections.base_mm[0] = det.base_mm[i] - row.detections.height_mm[0]
+
+        # -- moves
+        moved = sorted((tid for tid, d in disp.items() if d > self.move_tol_mm), key=lambda k: (-disp[k], k))
+        vanished = sorted(covered + removed)
+        if shot_hint is not None:
+            shot = int(shot_hint)
+        elif moved:
+            shot = moved[0]
+        elif len(removed) == 1 and not first:
+            shot = removed[0]
+        else:
+            shot = None
+        knocked = [k for k in moved if k != shot]
+
+        # -- bookkeeping
+        new_tracks: dict[int, _Track] = {}
+        for c in range(n_cur):
+            tid = int(ids[c])
+            old = self.tracks.get(tid)
+            new_tracks[tid] = _Track(tid, jud[[c]], old.first_seen if old else t, t)
+        for tid, (row, i) in sorted(hidden_rows.items()):
+            old = self.tracks[tid]
+            new_tracks[tid] = _Track(tid, row, old.first_seen, old.last_seen, covered_by=int(ids[i]))
+        for tid in removed:
+            self.removed[tid] = self.tracks[tid]
+        self.tracks = dict(sorted(new_tracks.items()))
+        self.updates += 1
+
+        out = _concat([jud] + [hidden_rows[k][0] for k in sorted(hidden_rows)])
+
+        # -- sentences, most important first
+        lines: list[str] = []
+        labels = {tid: tr.label() for tid, tr in self.tracks.items()}
+        labels.update({tid: tr.label() for tid, tr in self.removed.items()})
+
+        def now(tid: int) -> str:
+            tr = self.tracks.get(tid)
+            return f", now {_where(tr.state, tr.pit)}" if tr is not None else ""
+
+        if first:
+            lines.append(f"first view: {n_cur} piece(s), track ids {', '.join(map(str, appeared)) or 'none'}")
+        else:
+            if shot is not None:
+                if shot in disp and shot in moved:
+                    lines.append(f"{labels[shot]} was shot: moved {disp[shot]:.1f} mm, {_xy(before[shot])} -> "
+                                 f"{_xy(self.tracks[shot].center)}{now(shot)}"
+                                 + (" (as the caller said)" if shot_hint is not None else " (the farthest mover)"))
+                elif shot in removed:
+                    lines.append(f"{labels[shot]} was most likely shot: nothing else moved and it is gone (removed)")
+                else:
+                    lines.append(f"{labels[shot]} was shot (as the caller said) but did not move more than "
+                                 f"{self.move_tol_mm:.1f} mm")
+            for k in knocked:
+                how = "knocked into the pit under another disc" if k in knocked_in else "knocked"
+                lines.append(f"{labels[k]} was {how}: moved {disp[k]:.1f} mm, {_xy(before[k])} -> "
+                             f"{_xy(self.tracks[k].center)}{now(k)}")
+            if not moved:
+                lines.append(f"nothing moved more than {self.move_tol_mm:.1f} mm")
+            for k in appeared:
+                lines.append(f"{labels[k]} appeared at {_xy(self.tracks[k].center)}{now(k)}")
+        lines.extend(sentences)
+        for k in uncovered:
+            lines.append(f"{labels[k]} is seen again at {_xy(self.tracks[k].center)} (was covered)")
+        for k in returned:
+            lines.append(f"{labels[k]} is seen again at {_xy(self.tracks[k].center)}, where it vanished "
+                         f"(missed before, not removed after all)")
+        for k in still_hidden:
+            tr = self.tracks[k]
+            lines.append(f"{labels[k]} is still hidden under track {tr.covered_by}")
+
+        return TrackResult(judgement=out, t=t, shot=shot, moved=tuple(moved), knocked=tuple(knocked),
+                           appeared=tuple(appeared), vanished=tuple(vanished), covered=tuple(sorted(covered)),
+                           removed=tuple(sorted(removed)), uncovered=tuple(sorted(uncovered)),
+                           returned=tuple(sorted(returned)),
+                           hidden=tuple(sorted(hidden_rows)), corrected=tuple(sorted(corrected)),
+                           displacement_mm=disp, sentences=tuple(lines))
