@@ -331,7 +331,9 @@ def detect(image, calibration, as_json, overlay) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the events and scores as JSON")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="folder for the overlays of every judged frame (default: out/replay-<name>)")
-def replay(folder, as_json, out_dir) -> None:
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None,
+              help="record the match (events and scores) in this match log (SQLite; created if missing)")
+def replay(folder, as_json, out_dir, log_path) -> None:
     """Replay a recorded game from FOLDER: the events of every turn and the final scores.
 
     FOLDER holds manifest.json (players, set-up, the inputs of every turn), a photo of the empty
@@ -354,9 +356,18 @@ def replay(folder, as_json, out_dir) -> None:
         def on_frame(done, total):
             bar.update(task, completed=done, total=total)
 
-        res = run_replay(folder, out, on_frame)
+        if log_path:
+            from .log import MatchLog
+
+            with MatchLog(log_path) as log:
+                res = run_replay(folder, out, on_frame, log=log)
+                logged = f"logged as match {log.last_started} in {log_path}"
+        else:
+            res = run_replay(folder, out, on_frame)
     if as_json:
         click.echo(_json.dumps(res.to_json(), indent=1))
+        if log_path:
+            click.echo(logged, err=True)
         return
     con = Console(highlight=False)
     con.print(f"[bold]{res.title or res.game}[/bold]")
@@ -375,6 +386,8 @@ def replay(folder, as_json, out_dir) -> None:
     con.print(t)
     con.print(f"{res.frames} frames judged in {res.seconds:.1f} s; {res.reviews} verdict(s) to confirm; "
               f"overlays in {out}")
+    if log_path:
+        click.echo(logged)
     if res.expected.get("scores") is not None:
         ok = list(res.expected["scores"]) == res.scores
         con.print(("[green]" if ok else "[red]") + f"expected scores {res.expected['scores']}: "
@@ -382,15 +395,106 @@ def replay(folder, as_json, out_dir) -> None:
 
 
 @main.command()
-def live() -> None:
-    """Referee a game live from a camera."""
-    not_built("tableref live", "issue 4")
+@click.option("--camera", default="sim:pitchfleet:3", show_default=True,
+              help="usb:0, pi, video:FILE, folder:DIR, or sim:GAME[:SEED] (the simulator: no hardware needed)")
+@click.option("--calibration", type=click.Path(), default=None,
+              help="calibration.json for this camera (with sim: made from the simulator's empty table)")
+@click.option("--shots", type=int, default=None, help="stop after this many settled shots")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="out/live", show_default=True,
+              help="overlays of every settled scene (and the simulator's calibration)")
+@click.option("--serve", "serve_port", type=int, default=None, metavar="PORT",
+              help="also show the live view in a browser at http://127.0.0.1:PORT/live")
+def live(camera, calibration, shots, out_dir, serve_port) -> None:
+    """Watch the table: judge every shot once it has settled, track the pieces, report what changed.
+
+    Frames are checked for motion; when nothing has moved for a moment and no hand is over the
+    table, the frame is judged: every piece's verdict, which piece was shot, which were knocked,
+    which vanished under another; the boards are checked for drift now and then.
+    """
+    from rich.console import Console
+
+    from .live import run_live
+
+    con = Console(highlight=False)
+    state = None
+    if serve_port is not None:
+        import threading
+
+        import uvicorn
+
+        from .web.app import create_app
+        from .web.live import LiveState
+
+        state = LiveState()
+        app = create_app(Path(calibration) if calibration else None, None, live=state)
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=serve_port, log_level="warning"))
+        threading.Thread(target=server.run, daemon=True).start()
+        con.print(f"live view: http://127.0.0.1:{serve_port}/live")
+
+    def show(scene):
+        if state is not None:
+            from vision.overlay import draw_judgement
+
+            state.update(draw_judgement(scene.image, scene.judgement, summary_cal[0]), scene.judgement.to_json(),
+                         scene.sentences, [])
+        con.print(f"[bold]settled at {scene.t:.1f} s (frame {scene.index}): {scene.pieces} piece(s)"
+                  + (f", {scene.review} to confirm" if scene.review else "") + "[/bold]")
+        for line in scene.sentences:
+            con.print(f"  {line}")
+        for line in scene.verdicts:
+            con.print(f"    {line}")
+
+    out = Path(out_dir)
+    summary_cal: list = []
+    summary = run_live(camera, calibration, out, shots, on_scene=show, on_calibrated=summary_cal.append)
+    con.print(f"{summary.frames} frames watched, {len(summary.settled)} settled scene(s) judged; overlays in {out}")
 
 
 @main.command()
-def serve() -> None:
-    """Web UI: live view, calibration editor, match log."""
-    not_built("tableref serve", "issue 3")
+@click.option("--calibration", "calibration", type=click.Path(), default=None,
+              help="calibration.json to show and edit (from 'tableref calibrate board')")
+@click.option("--log", "log_path", type=click.Path(), default=None,
+              help="match log to browse (SQLite, as written by 'tableref replay --log'; created if missing)")
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
+@click.option("--port", default="8765", show_default=True, help="port to listen on")
+def serve(calibration, log_path, host, port) -> None:
+    """Web UI: calibration editor, match log, live view.
+
+    \b
+    tableref serve --calibration calibration.json --log matches.sqlite
+    then open http://127.0.0.1:8765/ : /calibration (drag tile corners, relabel zones, save),
+    /matches (every logged match, its events and scoreboard), /live (the game being refereed).
+    """
+    import socket
+
+    try:
+        port_n = int(port)
+        if not 1 <= port_n <= 65535:
+            raise ValueError
+    except ValueError:
+        raise InputError(f"--port '{port}' is not a port number", "give 1-65535, e.g. --port 8765") from None
+    if calibration is not None and not Path(calibration).exists():
+        raise InputError(f"{calibration}: no such calibration", "check the path, or make one with "
+                         "'tableref calibrate board'")
+    try:
+        import uvicorn
+
+        from .web.app import create_app
+    except ImportError as e:
+        raise InputError(f"the web UI needs FastAPI and uvicorn ({e})", "pip install 'tableref[web]'") from None
+    try:  # refuse an address we cannot listen on now, in one line, before uvicorn starts
+        infos = socket.getaddrinfo(host, port_n, type=socket.SOCK_STREAM)
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(infos[0][4])
+    except OSError as e:
+        raise InputError(f"cannot listen on {host}:{port_n} ({e.strerror or e})",
+                         "choose another --port or --host") from None
+    app = create_app(Path(calibration) if calibration else None, Path(log_path) if log_path else None)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"tableref serve: http://{shown}:{port_n}/ (calibration editor /calibration, match log /matches, "
+               f"live view /live); Ctrl-C stops")
+    uvicorn.run(app, host=host, port=port_n, log_level="warning")
 
 
 @main.group(cls=_Group)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import cv2
 import numpy as np
@@ -22,6 +22,9 @@ from tableref.errors import InputError
 from tableref.files import read_image, write_image, write_json
 
 from .recording import Recording
+
+if TYPE_CHECKING:
+    from .log import MatchLog
 
 
 @dataclass
@@ -72,8 +75,8 @@ def _calibration(rec: Recording, profile: BoardProfile, out_dir: Path | None):
 
 
 def replay(folder: str | Path, out_dir: str | Path | None = None,
-           on_frame: Callable[[int, int], None] | None = None) -> ReplayResult:
-    """Referee a recorded game from its photos and the players' inputs."""
+           on_frame: Callable[[int, int], None] | None = None, log: MatchLog | None = None) -> ReplayResult:
+    """Referee a recorded game from its photos and the players' inputs (recorded in ``log`` if given)."""
     from vision.detect import Detector
     from vision.overlay import draw_judgement
 
@@ -88,6 +91,8 @@ def replay(folder: str | Path, out_dir: str | Path | None = None,
     overlays: list[Path] = []
     total = rec.n_frames
     done = 0
+    match_id = None if log is None else log.start(rec.data.game, list(rec.data.players), {
+        "source": "replay", "folder": str(Path(folder).resolve()), "title": rec.data.title})
     for ti, turn in enumerate(rec.data.turns):
         judgements, images = [], []
         for shot in turn.shots:
@@ -101,6 +106,8 @@ def replay(folder: str | Path, out_dir: str | Path | None = None,
             images.append(img)
         ev = referee.play_turn(turn, judgements)
         events += ev
+        if log is not None:
+            log.add(match_id, ev, frame=turn.shots[-1].frame if turn.shots else None)
         for shot, img, j in zip(turn.shots, images, judgements):
             if out is not None:
                 ov = draw_judgement(img, j, cal)
@@ -114,6 +121,8 @@ def replay(folder: str | Path, out_dir: str | Path | None = None,
     scores = list(referee.scores())
     best = max(scores) if scores else 0
     winners = [n for n, s in zip(rec.data.players, scores) if s == best]
+    if log is not None:
+        log.finish(match_id, scores)
     return ReplayResult(rec.data.game, rec.data.title, list(rec.data.players), events, scores, winners, total,
                         time.perf_counter() - t0, overlays, sum(1 for e in events if e.kind == "review"),
                         dict(rec.data.expected))
