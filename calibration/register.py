@@ -369,6 +369,23 @@ class Problem:
     edge_weight: float = 1.0
     tile_scores: dict[str, float] = field(default_factory=dict)  # median picture correlation per tile
 
+    def thinned(self, per_tile: int, n_tiles: int) -> "Problem":
+        """At most ``per_tile`` points and edge points per tile, spread evenly (a photo of 12 MP
+        gives thousands; a few hundred per tile pin the fit as well and keep the solver fast)."""
+        def pick(tile_of: np.ndarray) -> np.ndarray:
+            keep = []
+            for t in range(n_tiles):
+                idx = np.flatnonzero(tile_of == t)
+                if len(idx) > per_tile:
+                    idx = idx[np.linspace(0, len(idx) - 1, per_tile).astype(int)]
+                keep.append(idx)
+            return np.concatenate(keep) if keep else np.zeros(0, int)
+
+        k = pick(self.tile_of)
+        e = pick(self.edge_tile_of)
+        return Problem(self.tile_of[k], self.local_mm[k], self.image_px[k], self.weight[k], self.edge_tile_of[e],
+                       self.edge_local_mm[e], self.edge_px[e], self.edge_n[e], self.edge_weight, self.tile_scores)
+
     def with_edges(self, edges: "Problem") -> "Problem":
         return Problem(self.tile_of, self.local_mm, self.image_px, self.weight, edges.edge_tile_of,
                        edges.edge_local_mm, edges.edge_px, edges.edge_n, edges.edge_weight)
@@ -381,9 +398,12 @@ class Problem:
 class CameraSolver:
     """Jointly fits camera intrinsics/pose and tile placements to correspondences."""
 
-    def __init__(self, image_size, tiles: list[str], ref: int, intrinsics: Intrinsics | None, cfg: RegistrationConfig):
+    def __init__(self, image_size, tiles: list[str], ref: int, intrinsics: Intrinsics | None, cfg: RegistrationConfig,
+                 nominal: list[TilePlacement] | None = None):
         self.size = image_size
         self.tiles = tiles
+        # a fixed arrangement (one board in parts): each part stays near its nominal place
+        self.nominal = nominal
         self.ref = ref
         self.fixed_intr = intrinsics
         self.cfg = cfg
@@ -433,15 +453,25 @@ class CameraSolver:
         res = [((proj[:n] - prob.image_px) * prob.weight[:, None]).ravel()]
         if m:
             res.append(np.einsum("ij,ij->i", proj[n:] - prob.edge_px, prob.edge_n) * prob.edge_weight)
+        if self.nominal is not None:
+            # parts of one board move a millimetre or so against each other, not more
+            _, _, _, _, placements = self._unpack(x, placements0)
+            devs = []
+            for pl, nom in zip(placements, self.nominal):
+                devs += [(pl.rotation_deg - nom.rotation_deg) / 0.3,
+                         (pl.offset_mm[0] - nom.offset_mm[0]) / 1.0, (pl.offset_mm[1] - nom.offset_mm[1]) / 1.0]
+            res.append(np.array(devs) * 0.5 * np.sqrt(n + m) / max(1, len(placements)))
         if self.fixed_intr is None:
             # weak priors: on the focal length, and on the distortion (the lens is usually mild);
             # they only matter where the observations cannot tell
+            w = 3.0
             res.append(np.array([(x[0] - self.f_prior) / (self.cfg.prior_f_sigma * self.f_prior),
-                                 x[1] / 0.3, x[2] / 0.3]) * 3.0)
+                                 x[1] / 0.3, x[2] / 0.3]) * w)
         return np.concatenate(res)
 
     def solve(self, prob: Problem, placements0: list[TilePlacement], K0: np.ndarray, dist0: np.ndarray,
               rvec0: np.ndarray, tvec0: np.ndarray, free_distortion: bool = True):
+        prob = prob.thinned(max(self.cfg.max_points // max(len(placements0), 1), 40), len(placements0))
         x0 = []
         if self.fixed_intr is None:
             x0 += [K0[0, 0], dist0[0], dist0[1], dist0[2], dist0[3]]
@@ -452,6 +482,8 @@ class CameraSolver:
         ub = np.full(len(x0), np.inf)
         if self.fixed_intr is None:
             lb[0], ub[0] = 0.2 * self.f_prior, 5.0 * self.f_prior
+            if not free_distortion:  # too little seen to tell the lens: keep the focal length too
+                lb[0], ub[0] = x0[0] * (1 - 1e-9), x0[0] * (1 + 1e-9)
             lim = [0.6, 0.6, 0.02, 0.02] if free_distortion else [1e-9] * 4
             for j in range(4):
                 lb[1 + j], ub[1 + j] = x0[1 + j] - lim[j], x0[1 + j] + lim[j]
@@ -585,7 +617,8 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     if not ok:
         raise BoardNotFound("the boards were found but no camera pose fits them", overlay=_overlay_matches(image, matches, scale))
     rvec0, tvec0 = rvec0.ravel(), tvec0.ravel()
-    solver = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg)
+    fixed = profile.data.arrangement.kind == "fixed" and len(placements) > 1
+    solver = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg, nominal=list(placements) if fixed else None)
     # lens distortion is only freed once observations cover the boards (matches may cluster)
     hull = cv2.contourArea(cv2.convexHull(prob.image_px.astype(np.float32)))
     boards_px = cv2.contourArea(cv2.convexHull(np.concatenate(
@@ -598,14 +631,34 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     # ---- the boards' outer edges (wide search, then close), then dense picture patches
     edges = EdgeImage(gray)
     cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
-    # a wide search only when the pictures did not cover the boards (the fit may be far off)
-    stages = ((max(12.0, 0.012 * max(w, h)), False), (5.0, True)) if not covered else ((5.0, True),)
-    for search, nearest in stages:
-        eobs = edge_observations(edges, cam, Layout(profile, placements), search, nearest)
-        if len(eobs.edge_px) >= 8:
-            eobs.edge_weight = 1.0
-            K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec)
-            cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+    # a wide search only when the pictures did not cover the boards (the fit may be far off); how
+    # wide is unknown, so two widths are tried and the one whose boards' print agrees best with the
+    # photo is kept
+    if covered:
+        plans = [((5.0, True),)]
+    else:
+        plans = [((wd, False), (wd / 3, False), (5.0, True)) for wd in (max(12.0, 0.012 * max(w, h)),
+                                                                           max(12.0, 0.03 * max(w, h)))]
+    start = (K, dist, rvec, tvec, placements)
+    best = None
+    for plan in plans:
+        K, dist, rvec, tvec, placements = start
+        cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+        for search, nearest in plan:
+            eobs = edge_observations(edges, cam, Layout(profile, placements), search, nearest)
+            if len(eobs.edge_px) >= 8:
+                eobs.edge_weight = 1.0
+                K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist,
+                                                                    rvec, tvec)
+                cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+        if len(plans) == 1:
+            break
+        score = float(np.mean([_tile_fit_score(gray, profile, pl, cam) for pl in placements]))
+        if best is None or score > best[0]:
+            best = (score, K, dist, rvec, tvec, placements)
+    if best is not None:
+        _, K, dist, rvec, tvec, placements = best
+        cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
     prob2 = dense_correspondences(gray, profile, placements, cam, cfg)
     eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
     if len(prob2.image_px) >= 30:
@@ -737,6 +790,12 @@ def _tile_samples(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, ca
         refs.append(highpass(cv2.remap(pg, tp[:, 0].reshape(shape), tp[:, 1].reshape(shape), cv2.INTER_LINEAR))
                     .ravel()[inside])
     return photo, refs
+
+
+def _tile_fit_score(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, cam: CameraModel) -> float:
+    """How well a tile's print (detail, not light) matches the photo where the model puts it."""
+    photo, refs = _tile_samples(gray, profile, pl, cam, [0.0], ppm=1.0)
+    return _ncc(photo, refs[0])
 
 
 def _ncc(a: np.ndarray, b: np.ndarray) -> float:
@@ -883,27 +942,42 @@ class EdgeImage:
 
     def __init__(self, gray: np.ndarray):
         g = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
+        self.g = g
         self.gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
         self.gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
         self.h, self.w = gray.shape
 
     def find(self, u: float, v: float, dn: np.ndarray, search_px: float, nearest: bool = True) -> float | None:
-        """Offset (px, along the unit normal dn) of the board edge near (u, v), or None."""
-        offs = np.arange(-search_px, search_px + 1, dtype=np.float64)
+        """Offset (px, along the unit normal dn, which points off the board) of the board edge near
+        (u, v), or None.
+
+        The board's edge is a *step* between the board and the table: what lies a few pixels
+        inside differs from what lies a few pixels outside.  A printed line near the edge is a
+        ridge (the same on both sides) and is passed over.
+        """
+        pad = 8
+        offs = np.arange(-search_px - pad, search_px + pad + 1, dtype=np.float64)
         xs, ys = u + offs * dn[0], v + offs * dn[1]
         if xs.min() < 1 or ys.min() < 1 or xs.max() > self.w - 2 or ys.max() > self.h - 2:
             return None
         mx, my = xs.astype(np.float32).reshape(1, -1), ys.astype(np.float32).reshape(1, -1)
         gxs = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR).ravel()
         gys = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR).ravel()
+        grey = cv2.remap(self.g, mx, my, cv2.INTER_LINEAR).ravel()
         mag = np.abs(gxs * dn[0] + gys * dn[1])
-        # the edge is the strong local maximum nearest the prediction (printed borders near the
-        # edge make other maxima); in a wide search, the strongest
-        peaks = [i for i in range(1, len(mag) - 1) if mag[i] >= mag[i - 1] and mag[i] >= mag[i + 1]
-                 and mag[i] >= max(8.0, 0.5 * mag.max())]
-        if not peaks:
+        lo, hi = pad, len(offs) - pad
+        step = np.zeros(len(offs))
+        for i in range(lo, hi):
+            step[i] = abs(grey[i - 7:i - 2].mean() - grey[i + 3:i + 8].mean())
+        peak = [i for i in range(lo, hi) if mag[i] >= mag[i - 1] and mag[i] >= mag[i + 1]]
+        steps = [i for i in peak if step[i] >= 6.0]
+        if not steps:
             return None
-        j = min(peaks, key=lambda i: abs(offs[i])) if nearest else max(peaks, key=lambda i: mag[i])
+        strong = max(mag[i] for i in steps)
+        cand = [i for i in steps if mag[i] >= max(8.0, 0.5 * strong)]
+        if not cand:
+            return None
+        j = min(cand, key=lambda i: abs(offs[i])) if nearest else max(cand, key=lambda i: mag[i])
         return float(offs[j] + _parabola(mag[j - 1], mag[j], mag[j + 1]))
 
 

@@ -29,6 +29,7 @@ class RegistrationConfig:
     prior_hfov_deg: float = 62.0           # weak prior on the focal length when no camera.json is given
     prior_f_sigma: float = 0.35            # relative sigma of that prior
     robust_px: float = 1.0                 # Huber scale of the bundle adjustment, full-resolution px
+    max_points: int = 1200               # observations the bundle adjustment uses (spread over the tiles)
     refine_patch_px: int = 15              # half-size of the patches of the dense refinement
     refine_search_px: int = 4
     min_brightness: float = 25.0           # mean grey level below which a photo is "too dark"
