@@ -43,6 +43,7 @@ MODELS = (
     "calibration.model:CalibrationFile",
     "simulator.scene:SceneFile",
     "hardware.folder:FramesManifest",
+    "referee.recording:RecordingFile",
 )
 
 
