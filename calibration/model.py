@@ -97,6 +97,7 @@ class Quality(Part):
     reprojection_rms_px: float | None = pydantic.Field(None, description="edge/corner fit residual, px")
     corner_rms_mm: float | None = pydantic.Field(None, description="tile corner fit residual on the board, mm")
     worst_tile_score: float | None = pydantic.Field(None, description="lowest identification score of any tile")
+    median_tile_score: float | None = pydantic.Field(None, description="the tiles' median identification score")
     mm_per_px: float | None = pydantic.Field(None, description="board scale at the centre of the view")
     distortion_from: Literal["camera", "edges", "none", "simulator"] = "none"
     notes: list[str] = []
@@ -106,6 +107,7 @@ class Bounds(Part):
     max_reprojection_rms_px: float = 3.0  # noise of one picture correspondence; a wrong fit is far above
     max_corner_rms_mm: float = 1.5
     min_tile_score: float = 0.3  # median patch correlation; a wrong tile or turn scores near 0
+    min_tile_score_ratio: float = 0.6  # a tile fitting far worse than the others is misplaced
     max_mm_per_px: float = 2.0
 
 
@@ -300,6 +302,10 @@ class Calibration:
             out.append(f"tile corner residual {q.corner_rms_mm:.2f} mm > {b.max_corner_rms_mm} mm")
         if q.worst_tile_score is not None and q.worst_tile_score < b.min_tile_score:
             out.append(f"a tile was identified with score {q.worst_tile_score:.2f} < {b.min_tile_score}")
+        elif (q.worst_tile_score is not None and q.median_tile_score
+              and q.worst_tile_score < b.min_tile_score_ratio * q.median_tile_score):
+            out.append(f"a tile fits its picture far worse than the others ({q.worst_tile_score:.2f} against "
+                       f"{q.median_tile_score:.2f}): it may be misplaced")
         if q.mm_per_px is not None and q.mm_per_px > b.max_mm_per_px:
             out.append(f"resolution {q.mm_per_px:.2f} mm/px is coarser than {b.max_mm_per_px} mm/px")
         return out

@@ -545,7 +545,12 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     timings["templates"] = time.perf_counter() - t0
     matches, missing = match_templates(work, templates, cfg)
     timings["match"] = time.perf_counter() - t0
-    if missing:
+    # a free grid (Pitch Fleet's 3x3) with a tile or two not matched (glare, a plain print): they lie
+    # in the empty cells of the grid the others make; their pictures tell which is which, and how turned
+    arr = profile.data.arrangement
+    complete_later = (bool(missing) and arr.kind == "free" and arr.grid is not None and len(missing) <= 2
+                      and len(matches) >= 4 and all(t in profile.tile_by_id for t in missing))
+    if missing and not complete_later:
         found = [m.template.name for m in matches]
         what = ", ".join(f"'{k}' ({v} consistent features, need {cfg.min_inliers})" for k, v in sorted(missing.items()))
         reason = (f"{len(missing)} of {len(templates)} {'tiles' if len(templates) > 1 else 'boards'} of "
@@ -617,6 +622,25 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     if not ok:
         raise BoardNotFound("the boards were found but no camera pose fits them", overlay=_overlay_matches(image, matches, scale))
     rvec0, tvec0 = rvec0.ravel(), tvec0.ravel()
+    if complete_later:
+        cam0 = CameraModel(Intrinsics((w, h), K0, d0), Pose(rvec0, tvec0))
+        extra = _complete_grid(gray, profile, placements, cam0, sorted(missing))
+        if extra is None:
+            what = ", ".join(f"'{k}'" for k in sorted(missing))
+            raise BoardNotFound(f"{what} of '{profile.data.name}' not found, not even in the grid's empty cells",
+                                "are all the boards in view and lit?", overlay=_overlay_matches(image, matches, scale))
+        for pl in extra:
+            placements.append(pl)
+            tile_ids.append(pl.tile)
+            # points of the placed tile, through the first camera, hold it in place until the
+            # picture patches give real correspondences
+            tile = profile.tile(pl.tile)
+            gx, gy = np.meshgrid(np.linspace(15, tile.size_mm[0] - 15, 6), np.linspace(15, tile.size_mm[1] - 15, 6))
+            loc = np.column_stack([gx.ravel(), gy.ravel()])
+            px = cam0.project_plane(pl.to_table(loc))
+            prob = Problem(np.concatenate([prob.tile_of, np.full(len(loc), len(tile_ids) - 1)]),
+                           np.concatenate([prob.local_mm, loc]), np.concatenate([prob.image_px, px]),
+                           np.concatenate([prob.weight, np.full(len(loc), 0.3)]))
     fixed = profile.data.arrangement.kind == "fixed" and len(placements) > 1
     solver = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg, nominal=list(placements) if fixed else None)
     # lens distortion is only freed once observations cover the boards (matches may cluster)
@@ -694,7 +718,8 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     scores = {pl.tile: prob2.tile_scores.get(pl.tile, 0.0) for pl in placements}
     mmpp = float(cam.mm_per_px_at(np.asarray(lay.support.centroid.coords))[0])
     quality = Quality(reprojection_rms_px=round(rms, 4), corner_rms_mm=round(edge_mm, 4) if edge_mm is not None else None,
-                      worst_tile_score=round(min(scores.values()), 4), mm_per_px=round(mmpp, 4),
+                      worst_tile_score=round(min(scores.values()), 4),
+                      median_tile_score=round(float(np.median(list(scores.values()))), 4), mm_per_px=round(mmpp, 4),
                       distortion_from="camera" if intrinsics is not None else "edges",
                       notes=[f"{len(prob.image_px)} correspondences", f"focal length {K[0, 0]:.1f} px"])
     appearance = {"wb_gains": board_white_balance(image, profile, placements, cam)}
@@ -790,6 +815,72 @@ def _tile_samples(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, ca
         refs.append(highpass(cv2.remap(pg, tp[:, 0].reshape(shape), tp[:, 1].reshape(shape), cv2.INTER_LINEAR))
                     .ravel()[inside])
     return photo, refs
+
+
+def _complete_grid(gray: np.ndarray, profile: BoardProfile, placements: list[TilePlacement], cam: CameraModel,
+                   missing: list[str]) -> list[TilePlacement] | None:
+    """Place the missing tiles of a free grid in its empty cells: the cells come from the found
+    tiles' centres and spacing; which tile goes where, and how turned, from their pictures."""
+    cols, rows = profile.data.arrangement.grid
+    size = np.array(max((profile.tile(t).size_mm for t in profile.tile_by_id), key=lambda v: v[0] * v[1]))
+    centres = np.array([pl.to_table(size[None] / 2)[0] for pl in placements])
+    # the table frame is aligned with the tiles: cells step along x and y
+    d = np.abs(centres[:, None, :] - centres[None, :, :])
+    steps = d[(d > 0.5 * size.min()) & (d < 1.6 * size.max())]
+    if len(steps) == 0:
+        return None
+    pitch = float(np.median(steps[steps > 0.8 * size.min()]))
+    origin = centres[0]
+    cells = {(int(round((c[0] - origin[0]) / pitch)), int(round((c[1] - origin[1]) / pitch))) for c in centres}
+    xs, ys = sorted({c[0] for c in cells}), sorted({c[1] for c in cells})
+    base_rot = float(np.median([((pl.rotation_deg + 45) % 90) - 45 for pl in placements]))
+    best_plan, best_score = None, -np.inf
+    for wx in range(max(xs) - cols + 1, min(xs) + 1):
+        for wy in range(max(ys) - rows + 1, min(ys) + 1):
+            empty = [(i, j) for i in range(wx, wx + cols) for j in range(wy, wy + rows) if (i, j) not in cells]
+            if len(empty) != len(missing):
+                continue
+            # every tile at every empty cell: its best turn, slid to where its picture fits best
+            # (hand-placed tiles sit a few mm off the grid); then the best assignment
+            fits = {}
+            for t in missing:
+                for cell in empty:
+                    p0 = origin + np.array(cell) * pitch
+                    k = max(range(4), key=lambda k: _tile_fit_score(gray, profile, _at(profile, t, p0, base_rot + 90 * k),
+                                                                    cam))
+                    fits[(t, cell)] = _slide(gray, profile, cam, t, p0, base_rot + 90 * k)
+            from itertools import permutations
+
+            for perm in permutations(empty):
+                total = sum(fits[(t, c)][0] for t, c in zip(missing, perm))
+                if total > best_score:
+                    best_score, best_plan = total, [fits[(t, c)][1] for t, c in zip(missing, perm)]
+    if best_plan is None or best_score / len(missing) < 0.1:
+        return None
+    return best_plan
+
+
+def _slide(gray, profile, cam, tile_id: str, p0: np.ndarray, rot: float) -> tuple[float, TilePlacement]:
+    """Shift and turn a tile a little (a hand-placed tile is a few mm and degrees off the grid)
+    to where its picture fits the photo best: a coarse-to-fine search."""
+    best = (_tile_fit_score(gray, profile, _at(profile, tile_id, p0, rot), cam), np.asarray(p0, float), rot)
+    for step, turn in ((4.0, 2.0), (1.5, 0.8), (0.6, 0.3)):
+        centre, r0 = best[1], best[2]
+        for dr in (-1, 0, 1):
+            for dx in (-2, -1, 0, 1, 2):
+                for dy in (-2, -1, 0, 1, 2):
+                    p, r = centre + np.array([dx, dy]) * step, r0 + dr * turn
+                    sc = _tile_fit_score(gray, profile, _at(profile, tile_id, p, r), cam)
+                    if sc > best[0]:
+                        best = (sc, p, r)
+    return best[0], _at(profile, tile_id, best[1], best[2])
+
+
+def _at(profile: BoardProfile, tile_id: str, centre: np.ndarray, rotation_deg: float) -> TilePlacement:
+    """A placement that puts the tile's centre at ``centre`` (table mm), turned by ``rotation_deg``."""
+    half = np.array(profile.tile(tile_id).size_mm) / 2
+    off = np.asarray(centre) - rot2(rotation_deg) @ half
+    return TilePlacement(tile=tile_id, rotation_deg=_wrap(rotation_deg), offset_mm=(float(off[0]), float(off[1])))
 
 
 def _tile_fit_score(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, cam: CameraModel) -> float:
