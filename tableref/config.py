@@ -43,6 +43,7 @@ class VisionConfig:
     """Piece detection and judgement (vision/)."""
 
     review_margin_mm: float = 1.5          # verdicts closer than this go to a person
+    refine_margin_mm: float = 4.0          # pieces closer than this to a boundary get the full pose fit
     min_piece_area_frac: float = 0.35      # of the expected top-face area, to count as a piece
     max_piece_area_frac: float = 2.6
     color_confidence_min: float = 0.5

@@ -28,7 +28,7 @@ from tableref.config import VisionConfig
 
 from .colors import ColorNamer
 from .detections import Detections
-from .fit import Fit, fit_many, fit_one, outline_points
+from .fit import Fit, fast_pose, fit_many, fit_one, outline_points
 from .foreground import Background
 from .judge import judge
 from .judgement import Judgement
@@ -121,6 +121,18 @@ class Detector:
         det = self._to_detections(cands)
         jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
                     [c.pit_margin for c in cands], self.cfg)
+        # pieces posed the quick way that lie near a decision boundary get the full fit
+        near = [i for i, c in enumerate(cands) if not c.fit.refined and c.fit.points is not None
+                and jud.margin_mm[i] < self.cfg.refine_margin_mm]
+        if near:
+            for i in near:
+                f = cands[i].fit
+                g = fit_one(f.shape, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
+                g.upright = f.upright
+                cands[i].fit = g
+            det = self._to_detections(cands)
+            jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
+                        [c.pit_margin for c in cands], self.cfg)
         t3 = time.perf_counter()
         return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2})
 
@@ -223,6 +235,19 @@ class Detector:
         best = None
         # one piece: the kinds whose size matches, best matches first
         singles = sorted((o for o in plausible if 0.6 < o[2] < 1.6), key=lambda o: abs(np.log(o[2])) + o[3] / 40.0)
+        # the quick way first: a single piece, seen whole, posed from its outline's centroid, of the
+        # kind (among those whose size matches) whose silhouette and colour agree best; the full fit
+        # is left for pieces near a decision boundary (see detect())
+        quick = None
+        for s, up, _, cdist in singles[:3]:
+            f = fast_pose(s, self.cam, pts, 0.0)
+            cost = f.cost + max(0.0, cdist - 15.0) / 20.0
+            if f.rms_px < 1.2 and f.inlier_frac > 0.85 and (quick is None or cost < quick[0]):
+                f.upright = up
+                f.refined = False
+                quick = (cost, f)
+        if quick is not None:
+            return [self._named(frame, quick[1], comp, box)]
         for s, up, _, _ in singles[:3]:
             res = attempt(s, up, 1)
             if best is None or res[0] < best[0]:

@@ -28,9 +28,9 @@ def _touch_depth(fp: Polygon, zone: Polygon) -> float:
     pts = shapely.get_coordinates(shapely.segmentize(inter, 1.0))
     c = np.asarray(inter.centroid.coords)
     pts = np.vstack([pts, c])
-    # points of the intersection, densified, plus a grid inside it
+    # points of the intersection's outline, densified, plus a 2 mm grid inside it
     x0, y0, x1, y1 = inter.bounds
-    gx, gy = np.meshgrid(np.arange(x0, x1, 1.0), np.arange(y0, y1, 1.0))
+    gx, gy = np.meshgrid(np.arange(x0, x1, 2.0), np.arange(y0, y1, 2.0))
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     if len(grid):
         grid = grid[shapely.contains_xy(inter, grid[:, 0], grid[:, 1])]
