@@ -104,6 +104,8 @@ class AccRow:
     verdicts: dict = field(default_factory=dict)
     ms: float = 0.0
     error: str = ""
+    hidden: int = 0      # missed pieces that others lying on them cover (almost) whole
+    review: int = 0      # pieces flagged for a person to confirm
 
 
 def _acc_job(args) -> AccRow:
@@ -135,7 +137,8 @@ def _acc_job(args) -> AccRow:
     except Exception as e:
         return AccRow(game, seed, len(scene.pieces), len(scene.pieces), 0, error=str(e)[:120])
     s = score_scene(res.judgement, scene.pieces, scene.camera(), cal.camera, game)
-    return AccRow(game, seed, s.n_true, s.missed, s.false, s.center_err_mm, s.verdicts, ms)
+    return AccRow(game, seed, s.n_true, s.missed, s.false, s.center_err_mm, s.verdicts, ms,
+                  hidden=s.missed_hidden, review=int(res.judgement.review.sum()))
 
 
 def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,

@@ -578,7 +578,7 @@ def bench_accuracy(scenes, games, size, workers, true_calibration) -> None:
     rows = run(scenes, gs, _parse_size(size), workers, true_calibration, on_row=lambda r: next(it, None))
     summary = Table(title=f"tableref bench accuracy ({size}, {scenes} scenes per game"
                           + (", exact calibration)" if true_calibration else ", calibrated from the empty photo)"))
-    for c in ("game", "pieces", "missed", "false/scene", "centre median mm", "centre p99 mm",
+    for c in ("game", "pieces", "missed (hidden under others)", "false/scene", "centre median mm", "centre p99 mm",
               "verdicts right (margin >= 1.5 mm)", "all verdicts right", "review", "ms median"):
         summary.add_column(c, justify="right")
     for g in gs:
@@ -595,10 +595,12 @@ def bench_accuracy(scenes, games, size, workers, true_calibration) -> None:
                     if margin >= 1.5:
                         total += 1
                         right += truth == got
-        summary.add_row(g, str(sum(r.n_true for r in rs)), str(sum(r.missed for r in rs)),
+        summary.add_row(g, str(sum(r.n_true for r in rs)),
+                        f"{sum(r.missed for r in rs)} ({sum(r.hidden for r in rs)})",
                         f"{sum(r.false for r in rs) / max(len(rs), 1):.3f}", f"{np.median(cen):.2f}",
                         f"{np.percentile(cen, 99):.2f}", f"{100 * right / max(total, 1):.2f}% ({right}/{total})",
-                        f"{100 * right_all / max(total_all, 1):.2f}%", "",
+                        f"{100 * right_all / max(total_all, 1):.2f}%",
+                        f"{sum(r.review for r in rs)}",
                         f"{np.median([r.ms for r in rs if r.ms]) if any(r.ms for r in rs) else float('nan'):.0f}")
     con.print(summary)
     con.print("targets: >= 99.5% verdicts right for pieces >= 1.5 mm from a boundary; centre <= 0.7 mm median, "

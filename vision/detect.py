@@ -78,7 +78,7 @@ class Detector:
             px = self.cam.project_plane(dense)
             cv2.fillPoly(board, [np.round(px).astype(np.int32)], 1)
         self.board_mask = board
-        self.bg = Background(reference_bgr, scale=0.5, board_mask=board)
+        self.bg = Background(reference_bgr, scale=self._change_scale(), board_mask=board)
         self.pits = calibration.data.pits
         self.pit_c = calibration.pit_centers
         self.pit_r = calibration.pit_radii
@@ -97,9 +97,10 @@ class Detector:
         return None
 
     def _expected_area_px(self, shape: PieceShape, xy: np.ndarray) -> float:
+        """The area (px) of a piece's silhouette at a place (image px)."""
         hulls = silhouette_hulls(shape, self.cam, float(xy[0]), float(xy[1]), 0.0, 0.0)
-        return float(sum(cv2.contourArea(h.astype(np.float32)) for h in hulls)) if len(hulls) == 1 else float(
-            cv2.contourArea(cv2.convexHull(np.concatenate(hulls).astype(np.float32))))
+        hull = hulls[0] if len(hulls) == 1 else cv2.convexHull(np.concatenate(hulls).astype(np.float32)).reshape(-1, 2)
+        return float(cv2.contourArea(hull.astype(np.float32)))
 
     # ------------------------------------------------------------------------------- the frame
     def detect(self, frame: np.ndarray) -> FrameResult:
@@ -140,6 +141,14 @@ class Detector:
         c = np.asarray(self.cal.support.centroid.coords[0])
         return float(self.cam.mm_per_px_at(c[None])[0])
 
+    def _change_scale(self) -> float:
+        """The scale of the coarse change map: as coarse as lets the smallest piece still cover
+        ``change_piece_px`` pixels there (regions of change are then examined at full resolution).
+        Set from the calibration, so a 12 MP camera and a webcam do the same work per piece."""
+        smallest_px = self._min_area() / self.cfg.min_piece_area_frac
+        s = float(np.sqrt(self.cfg.change_piece_px / max(smallest_px, 1.0)))
+        return float(np.clip(s, self.cfg.change_min_scale, self.cfg.change_max_scale))
+
     def _min_area(self) -> float:
         c = np.asarray(self.cal.support.centroid.coords[0])
         smallest = min((s for ss in self.shapes.values() for s in ss), key=lambda s: s.area_mm2)
@@ -156,7 +165,7 @@ class Detector:
         """Pose piece models on one region of change; name each piece's colour from its top face."""
         h, w = frame.shape[:2]
         x0, y0, x1, y1 = blob.bbox
-        m = 6
+        m = int(np.ceil(max(6.0, 3.0 / self.bg.scale)))  # the coarse map's outline is a few px off
         box = (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
         score = self.bg.crop_score(frame, box, ch.gains)
         mask = (score > ch.threshold).astype(np.uint8)
@@ -239,21 +248,24 @@ class Detector:
         # kind (among those whose size matches) whose silhouette and colour agree best; the full fit
         # is left for pieces near a decision boundary (see detect())
         quick = None
-        for s, up, _, cdist in singles[:3]:
+        for s, up, ratio, cdist in singles[:3]:
+            if s.round and ratio > 1.15:  # bigger than one disc: maybe a disc on another one
+                continue
             f = fast_pose(s, self.cam, pts, 0.0)
             cost = f.cost + max(0.0, cdist - 15.0) / 20.0
-            if f.rms_px < 1.2 and f.inlier_frac > 0.85 and (quick is None or cost < quick[0]):
+            if f.rms_px < 1.2 and f.inlier_frac > 0.92 and (quick is None or cost < quick[0]):
                 f.upright = up
                 f.refined = False
                 quick = (cost, f)
         if quick is not None:
             return [self._named(frame, quick[1], comp, box)]
-        for s, up, _, _ in singles[:3]:
+        oversized = False
+        for s, up, ratio, _ in singles[:3]:
             res = attempt(s, up, 1)
             if best is None or res[0] < best[0]:
-                best = res
+                best, oversized = res, s.round and ratio > 1.15
         good = best is not None and best[1][0].fit.rms_px < 1.3 and best[1][0].fit.inlier_frac > 0.92
-        if not good:
+        if not good or oversized:
             # several touching pieces of one kind
             # (overlapping pieces show less than their sum: a disc on another one)
             multis = sorted((o for o in plausible if o[2] >= 1.15),

@@ -28,6 +28,23 @@ class SceneScore:
     center_err_mm: list[float] = field(default_factory=list)
     # per verdict: list of (truth, detected, margin_mm)
     verdicts: dict[str, list[tuple[str, str, float]]] = field(default_factory=dict)
+    missed_hidden: int = 0   # of the missed, those a piece lying on them covers (almost) whole
+    missed_ids: list[int] = field(default_factory=list)
+
+
+def covered_fraction(truth_pieces) -> np.ndarray:
+    """For each true piece, the fraction of its footprint that pieces resting higher cover (seen
+    from above: a disc in a pit under a stacked disc is hidden from a camera overhead)."""
+    import shapely
+    from shapely.geometry import Polygon
+
+    polys = [Polygon(p.footprint_mm).buffer(0) for p in truth_pieces]
+    out = np.zeros(len(truth_pieces))
+    for i, p in enumerate(truth_pieces):
+        above = [polys[k] for k, q in enumerate(truth_pieces) if k != i and q.base_mm > p.base_mm + 1e-6]
+        if above and polys[i].area > 0:
+            out[i] = shapely.union_all(above).intersection(polys[i]).area / polys[i].area
+    return out
 
 
 def _state_of(p) -> str:
@@ -40,6 +57,9 @@ def score_scene(j: Judgement, truth_pieces, true_cam: CameraModel, est_cam: Came
     s = SceneScore(n_t, 0, 0, verdicts={v: [] for v in VERDICTS})
     if n_t == 0 or n_d == 0:
         s.missed, s.false = n_t, n_d
+        s.missed_ids = list(range(n_t))
+        if n_t:
+            s.missed_hidden = int(sum(covered_fraction(truth_pieces) > 0.9))
         return s
     true_c = np.array([p.center_mm for p in truth_pieces])
     true_base = np.array([p.base_mm for p in truth_pieces])
@@ -52,6 +72,11 @@ def score_scene(j: Judgement, truth_pieces, true_cam: CameraModel, est_cam: Came
     matched = [(r, c) for r, c in zip(rows, cols) if cost[r, c] < gate_mm]
     s.missed = n_t - len(matched)
     s.false = n_d - len(matched)
+    found = {r for r, _ in matched}
+    s.missed_ids = [i for i in range(n_t) if i not in found]
+    if s.missed_ids:
+        cov = covered_fraction(truth_pieces)
+        s.missed_hidden = int(sum(cov[i] > 0.9 for i in s.missed_ids))
     for r, c in matched:
         p = truth_pieces[r]
         s.center_err_mm.append(float(cost[r, c]))
