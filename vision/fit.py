@@ -134,6 +134,12 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
         headings = [h0]
     n = len(pts_px)
     prior_w = np.sqrt(n) / 4.0
+    if len(headings) > 2 and not fixed_heading:
+        # many starting headings (a nearly isotropic outline): keep the two that already fit best
+        def start_cost(th):
+            sd = signed_distance(pts_px, silhouette_hulls(shape, cam, x0, y0, th, base_mm, clip_below))
+            return float(np.mean(np.minimum(np.abs(sd - np.median(sd)), 5.0)))
+        headings = sorted(headings, key=start_cost)[:2]
     best = None
     for th0 in headings:
         if fixed_heading:

@@ -122,15 +122,17 @@ def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
 
 
 def _sd_convex(p: np.ndarray, poly: np.ndarray) -> np.ndarray:
-    a = poly
-    b = np.roll(poly, -1, axis=0)
-    ab = b - a                                        # (K,2)
-    ap = p[:, None, :] - a[None, :, :]                # (N,K,2)
-    t = np.clip(np.einsum("nkd,kd->nk", ap, ab) / np.maximum(np.einsum("kd,kd->k", ab, ab), 1e-12), 0, 1)
-    closest = a[None] + t[..., None] * ab[None]
-    dist = np.min(np.linalg.norm(p[:, None, :] - closest, axis=2), axis=1)
-    # inside test for a convex polygon: same side of every edge (orientation-independent)
-    cross = ab[None, :, 0] * ap[..., 1] - ab[None, :, 1] * ap[..., 0]
+    """Signed distance (px) of points to one convex polygon: negative inside.  (Written on x and y
+    planes of shape (N, K): reductions over a trailing axis of 2 are slow in numpy.)"""
+    ax, ay = poly[:, 0], poly[:, 1]
+    bx, by = np.roll(ax, -1) - ax, np.roll(ay, -1) - ay          # the edges (K,)
+    px = p[:, 0:1] - ax                                          # (N,K)
+    py = p[:, 1:2] - ay
+    t = np.clip((px * bx + py * by) / np.maximum(bx * bx + by * by, 1e-12), 0.0, 1.0)
+    dx, dy = px - t * bx, py - t * by
+    dist = np.sqrt(np.min(dx * dx + dy * dy, axis=1))
+    # inside a convex polygon: on the same side of every edge (orientation-independent)
+    cross = bx * py - by * px
     inside = np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
     return np.where(inside, -dist, dist)
 
