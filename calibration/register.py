@@ -846,9 +846,10 @@ def _complete_grid(gray: np.ndarray, profile: BoardProfile, placements: list[Til
             for t in missing:
                 for cell in empty:
                     p0 = origin + np.array(cell) * pitch
-                    k = max(range(4), key=lambda k: _tile_fit_score(gray, profile, _at(profile, t, p0, base_rot + 90 * k),
-                                                                    cam))
-                    fits[(t, cell)] = _slide(gray, profile, cam, t, p0, base_rot + 90 * k)
+                    # each turn slid to its best place first: off the grid by a few mm, every turn
+                    # scores alike at the cell's centre
+                    fits[(t, cell)] = max((_slide(gray, profile, cam, t, p0, base_rot + 90 * k) for k in range(4)),
+                                          key=lambda f: f[0])
             from itertools import permutations
 
             for perm in permutations(empty):
@@ -863,17 +864,58 @@ def _complete_grid(gray: np.ndarray, profile: BoardProfile, placements: list[Til
 def _slide(gray, profile, cam, tile_id: str, p0: np.ndarray, rot: float) -> tuple[float, TilePlacement]:
     """Shift and turn a tile a little (a hand-placed tile is a few mm and degrees off the grid)
     to where its picture fits the photo best: a coarse-to-fine search."""
-    best = (_tile_fit_score(gray, profile, _at(profile, tile_id, p0, rot), cam), np.asarray(p0, float), rot)
+    score = _TileScorer(gray, profile, cam, _at(profile, tile_id, p0, rot))
+    best = (score(_at(profile, tile_id, p0, rot)), np.asarray(p0, float), rot)
     for step, turn in ((4.0, 2.0), (1.5, 0.8), (0.6, 0.3)):
         centre, r0 = best[1], best[2]
         for dr in (-1, 0, 1):
             for dx in (-2, -1, 0, 1, 2):
                 for dy in (-2, -1, 0, 1, 2):
                     p, r = centre + np.array([dx, dy]) * step, r0 + dr * turn
-                    sc = _tile_fit_score(gray, profile, _at(profile, tile_id, p, r), cam)
+                    sc = score(_at(profile, tile_id, p, r))
                     if sc > best[0]:
                         best = (sc, p, r)
     return best[0], _at(profile, tile_id, best[1], best[2])
+
+
+class _TileScorer:
+    """:func:`_tile_fit_score` for many placements of one tile near one place: the blurred photo
+    and the tile's sampled picture are made once, each placement only samples the photo again."""
+
+    def __init__(self, gray: np.ndarray, profile: BoardProfile, cam: CameraModel, near: TilePlacement):
+        self.tile = profile.tile(near.tile)
+        self.cam = cam
+        inner = self.tile.outline_polygon().buffer(-4.0)
+        x0, y0, x1, y1 = inner.bounds
+        gx, gy = np.meshgrid(np.arange(x0, x1, 1.0), np.arange(y0, y1, 1.0))
+        self.shape = gx.shape
+        self.loc = np.column_stack([gx.ravel(), gy.ravel()])
+        from shapely import contains_xy
+
+        self.inside = contains_xy(inner, self.loc[:, 0], self.loc[:, 1])
+        photo, refs = _tile_samples(gray, profile, near, cam, [0.0], ppm=1.0)
+        self.ref = refs[0]
+        c = np.asarray(self.tile.outline_polygon().centroid.coords[0])
+        mmpp = float(cam.mm_per_px_at(near.to_table(c[None]))[0])
+        self.g = cv2.GaussianBlur(gray, (0, 0), max(0.5, 0.5 / mmpp))
+        # the camera's table -> image map on a 1 mm grid around the tile (the slide moves it by
+        # 20 mm at most): each placement then costs a lookup, not a projection with distortion
+        corners = near.to_table(np.asarray(self.tile.outline_polygon().exterior.coords))
+        self.t0 = corners.min(axis=0) - 25.0
+        t1 = corners.max(axis=0) + 25.0
+        tx, ty = np.meshgrid(np.arange(self.t0[0], t1[0]), np.arange(self.t0[1], t1[1]))
+        p = cam.project_plane(np.column_stack([tx.ravel(), ty.ravel()])).astype(np.float32)
+        self.map_x, self.map_y = p[:, 0].reshape(tx.shape), p[:, 1].reshape(tx.shape)
+
+    def __call__(self, pl: TilePlacement) -> float:
+        u = (pl.to_table(self.loc) - self.t0).astype(np.float32)
+        ux, uy = u[:, 0].reshape(self.shape), u[:, 1].reshape(self.shape)
+        px = cv2.remap(self.map_x, ux, uy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=-1e4)
+        py = cv2.remap(self.map_y, ux, uy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=-1e4)
+        f = cv2.remap(self.g, px, py, cv2.INTER_LINEAR)
+        f = f.astype(np.float32)
+        photo = (f - cv2.GaussianBlur(f, (0, 0), 4.0)).ravel()[self.inside]
+        return _ncc(photo, self.ref)
 
 
 def _at(profile: BoardProfile, tile_id: str, centre: np.ndarray, rotation_deg: float) -> TilePlacement:
