@@ -48,8 +48,7 @@ class VisionConfig:
     change_piece_px: float = 90.0          # the smallest piece covers about this many px of the coarse
                                            # change map (its scale follows the camera's mm per px)
     change_max_scale: float = 0.5          # ... but the change map is never finer than this
-    change_min_scale: float = 0.25         # ... nor coarser than this (a card on a card differs in
-                                           # thin borders and print that a coarser map blurs away)
+    change_min_scale: float = 0.25         # ... nor coarser than this
     max_piece_area_frac: float = 2.6
     color_confidence_min: float = 0.5
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended

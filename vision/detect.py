@@ -145,9 +145,15 @@ class Detector:
         """The scale of the coarse change map: as coarse as lets the smallest piece still cover
         ``change_piece_px`` pixels there (regions of change are then examined at full resolution).
         Set from the calibration, so a 12 MP camera and a webcam do the same work per piece."""
+        if self.cards:
+            # a card on a mat (or on another card) differs from it in print and thin borders,
+            # which a coarse map blurs away, however big the card
+            return self.cfg.change_max_scale
         smallest_px = self._min_area() / self.cfg.min_piece_area_frac
-        s = float(np.sqrt(self.cfg.change_piece_px / max(smallest_px, 1.0)))
-        return float(np.clip(s, self.cfg.change_min_scale, self.cfg.change_max_scale))
+        s = float(np.clip(np.sqrt(self.cfg.change_piece_px / max(smallest_px, 1.0)),
+                          self.cfg.change_min_scale, self.cfg.change_max_scale))
+        # a power of two at least that fine: OpenCV shrinks by 1/2, 1/4... several times faster
+        return float(2.0 ** -np.floor(np.log2(1.0 / s) + 1e-9))
 
     def _min_area(self) -> float:
         c = np.asarray(self.cal.support.centroid.coords[0])

@@ -93,10 +93,22 @@ class Background:
                 min_threshold: float = 16.0) -> ChangeMap:
         small = self._prep(frame_bgr)
         gains = self.fit_gains(small, self.small, self.board_small)
-        s = self.score(small, self.small, gains)
-        sample = s[::3, ::3]  # the noise level from a ninth of the pixels is as good
+        # a cheap first pass over the whole picture: the largest channel difference (an upper bound
+        # of the score but for shadows, whose score is lower still); the full score, with its shadow
+        # test, only where that pass sees something
+        r_g = self.small * gains.reshape(1, 1, 3)
+        d = cv2.absdiff(small, r_g)
+        dmax = cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2]) if d.ndim == 3 else d
+        sample = dmax[::3, ::3]  # the noise level from a ninth of the pixels is as good
         mad = float(np.median(np.abs(sample - np.median(sample))))
         thr = max(min_threshold, k_sigma * 1.4826 * mad)
+        s = np.zeros(dmax.shape, np.float32)
+        cand = (dmax > thr).astype(np.uint8)
+        if cand.any():
+            n0, _, st0, _ = cv2.connectedComponentsWithStats(cv2.dilate(cand, np.ones((5, 5), np.uint8)), connectivity=8)
+            for i in range(1, n0):
+                x, y, bw, bh, _ = st0[i]
+                s[y:y + bh, x:x + bw] = self.score(small[y:y + bh, x:x + bw], self.small[y:y + bh, x:x + bw], gains)
         mask = (s > thr).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
