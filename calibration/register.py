@@ -34,6 +34,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+import shapely
 from scipy.optimize import least_squares
 
 from tableref.config import RegistrationConfig
@@ -301,7 +302,7 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
         # mask the photo features inside found tiles and retry the missing ones once
         for m in kept:
             quad = _project_h(m.H, m.template.outline_mm).astype(np.float32)
-            inside = np.array([cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in pts])
+            inside = shapely.intersects_xy(shapely.Polygon(quad), pts[:, 0], pts[:, 1])
             taken |= inside
         pending = [t for t in templates if t.name in missing]
         if not pending or not kept:
