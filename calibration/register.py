@@ -44,7 +44,6 @@ from .camera import CameraModel, Intrinsics, Pose
 from .model import CalibrationFile, Layout, Quality, TilePlacement, build_calibration, rot2
 from .profile import BoardProfile, Tile
 
-
 # ------------------------------------------------------------------------------------ templates
 
 @dataclass
@@ -894,7 +893,7 @@ class _TileScorer:
         from shapely import contains_xy
 
         self.inside = contains_xy(inner, self.loc[:, 0], self.loc[:, 1])
-        photo, refs = _tile_samples(gray, profile, near, cam, [0.0], ppm=1.0)
+        _, refs = _tile_samples(gray, profile, near, cam, [0.0], ppm=1.0)
         self.ref = refs[0]
         c = np.asarray(self.tile.outline_polygon().centroid.coords[0])
         mmpp = float(cam.mm_per_px_at(near.to_table(c[None]))[0])
