@@ -49,6 +49,8 @@ class VisionConfig:
                                            # change map (its scale follows the camera's mm per px)
     change_max_scale: float = 0.5          # ... but the change map is never finer than this
     change_min_scale: float = 0.25         # ... nor coarser than this
+    change_weak_frac: float = 0.6          # where nothing was posed on a region: its weaker parts (this
+                                           # much of the threshold) that touch the strong ones count too
     max_piece_area_frac: float = 2.6
     color_confidence_min: float = 0.5
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended

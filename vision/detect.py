@@ -174,7 +174,14 @@ class Detector:
         m = int(np.ceil(max(6.0, 3.0 / self.bg.scale)))  # the coarse map's outline is a few px off
         box = (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
         score = self.bg.crop_score(frame, box, ch.gains)
-        mask = (score > ch.threshold).astype(np.uint8)
+        out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
+        if not out and not self.cards:
+            # nothing posed on what clearly changed: a piece much like the board (a grey meteor on
+            # grey print) shows only in parts; take its weaker parts that hang together with them
+            out = self._pieces_in_mask(frame, score, self._hysteresis(score, ch.threshold), box, ch)
+        return out
+
+    def _pieces_in_mask(self, frame: np.ndarray, score: np.ndarray, mask: np.ndarray, box, ch) -> list[Candidate]:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         if mask.sum() < 10:
             return []
@@ -200,6 +207,18 @@ class Detector:
             pts = max(outlines, key=len)
             out.extend(self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA])))
         return out
+
+    def _hysteresis(self, score: np.ndarray, thr: float) -> np.ndarray:
+        """Foreground of a region (uint8): the pixels above the threshold, grown into the pixels
+        above ``change_weak_frac`` of it that touch them (a grey piece on a grey board differs from
+        it only in places; its weaker parts are kept when they hang together with the strong)."""
+        strong = score > thr
+        weak = (score > self.cfg.change_weak_frac * thr).astype(np.uint8)
+        n, lab = cv2.connectedComponents(weak, connectivity=8)
+        keep = np.zeros(n, bool)
+        keep[np.unique(lab[strong])] = True
+        keep[0] = False
+        return keep[lab].astype(np.uint8)
 
     def _shape_options(self) -> list[tuple[PieceShape, bool]]:
         """Every distinct piece geometry of the game (colour aside), beams also standing."""
