@@ -107,7 +107,7 @@ class Detector:
         import time
 
         t0 = time.perf_counter()
-        ch = self.bg.changes(frame, min_area_px=self._min_area(), close_px=self._card_close_px() if self.cards else 0.0)
+        ch = self.bg.changes(frame, min_area_px=self._min_area())
         t1 = time.perf_counter()
         cands: list[Candidate] = []
         hand = False
@@ -140,10 +140,6 @@ class Detector:
     def _mm_per_px(self) -> float:
         c = np.asarray(self.cal.support.centroid.coords[0])
         return float(self.cam.mm_per_px_at(c[None])[0])
-
-    def _card_close_px(self) -> float:
-        """Gaps a card's region may have where its print matches the mat: a tenth of a card (px)."""
-        return 0.1 * 63.0 / self._mm_per_px()
 
     def _change_scale(self) -> float:
         """The scale of the coarse change map: as coarse as lets the smallest piece still cover
@@ -191,7 +187,7 @@ class Detector:
             return []
         if self.cards:
             # a card's print may match the mat in places: close the gaps (a tenth of a card) first
-            k = max(3, int(round(self._card_close_px())))
+            k = max(3, int(round(0.1 * 63.0 / self._mm_per_px())))
             mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         # a piece is solid: fill the holes where it happens to look like the board behind it
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

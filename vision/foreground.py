@@ -90,10 +90,7 @@ class Background:
         return np.where(shadow, resid, d).astype(np.float32, copy=False)
 
     def changes(self, frame_bgr: np.ndarray, min_area_px: float = 30.0, k_sigma: float = 6.0,
-                min_threshold: float = 16.0, close_px: float = 0.0) -> ChangeMap:
-        """Regions of change (``min_area_px`` and ``close_px`` in full-resolution px: gaps narrower
-        than ``close_px`` inside a region are closed first, for pieces that match the board in
-        places, like a dark card on a dark mat)."""
+                min_threshold: float = 16.0) -> ChangeMap:
         small = self._prep(frame_bgr)
         gains = self.fit_gains(small, self.small, self.board_small)
         # a cheap first pass over the whole picture: the largest channel difference (an upper bound
@@ -115,15 +112,6 @@ class Background:
         mask = (s > thr).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        k = int(round(close_px * self.scale))
-        if k >= 3:
-            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        # a region's area is what its outline encloses (pieces are solid: a card's plain middle may
-        # look like the mat, its border does not)
-        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if k >= 3:  # flat convex pieces (cards): a border seen in parts still encloses the card
-            cnts = [cv2.convexHull(c) for c in cnts]
-        mask = cv2.drawContours(np.zeros_like(mask), cnts, -1, 1, cv2.FILLED)
         n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         blobs = []
         h, w = mask.shape
