@@ -81,10 +81,14 @@ def _cal_job(args) -> CalRow:
 
 
 def bench_calibration(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, on_row=None):
-    jobs = [(g, 5000 + s, size) for g in games for s in range(scenes)]
+    return _run_jobs(_cal_job, [(g, 5000 + s, size) for g in games for s in range(scenes)], workers, on_row)
+
+
+def _run_jobs(job, jobs: list, workers: int, on_row=None) -> list:
+    """Run ``job`` over ``jobs`` in ``workers`` processes, in order, reporting each row as it comes."""
     rows = []
     with ProcessPoolExecutor(max_workers=workers) as ex:
-        for r in ex.map(_cal_job, jobs):
+        for r in ex.map(job, jobs):
             rows.append(r)
             if on_row:
                 on_row(r)
@@ -143,14 +147,7 @@ def _acc_job(args) -> AccRow:
 
 def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,
                    on_row=None):
-    jobs = [(g, 7000 + s, size, true_cal) for g in games for s in range(scenes)]
-    rows = []
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        for r in ex.map(_acc_job, jobs):
-            rows.append(r)
-            if on_row:
-                on_row(r)
-    return rows
+    return _run_jobs(_acc_job, [(g, 7000 + s, size, true_cal) for g in games for s in range(scenes)], workers, on_row)
 
 
 # ------------------------------------------------------------------------------------ speed
