@@ -17,6 +17,7 @@ Frames: image px in, table mm (board plane) out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -107,7 +108,7 @@ class Detector:
         import time
 
         t0 = time.perf_counter()
-        ch = self.bg.changes(frame, min_area_px=self._min_area())
+        ch = self.bg.changes(frame, min_area_px=self.min_area_px)
         t1 = time.perf_counter()
         cands: list[Candidate] = []
         hand = False
@@ -137,7 +138,9 @@ class Detector:
         t3 = time.perf_counter()
         return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2})
 
-    def _mm_per_px(self) -> float:
+    @cached_property
+    def mm_per_px(self) -> float:
+        """The board plane's scale at the middle of the boards (mm per image px)."""
         c = np.asarray(self.cal.support.centroid.coords[0])
         return float(self.cam.mm_per_px_at(c[None])[0])
 
@@ -149,21 +152,20 @@ class Detector:
             # a card on a mat (or on another card) differs from it in print and thin borders,
             # which a coarse map blurs away, however big the card
             return self.cfg.change_max_scale
-        smallest_px = self._min_area() / self.cfg.min_piece_area_frac
+        smallest_px = self.min_area_px / self.cfg.min_piece_area_frac
         s = float(np.clip(np.sqrt(self.cfg.change_piece_px / max(smallest_px, 1.0)),
                           self.cfg.change_min_scale, self.cfg.change_max_scale))
         # a power of two at least that fine: OpenCV shrinks by 1/2, 1/4... several times faster
         return float(2.0 ** -np.floor(np.log2(1.0 / s) + 1e-9))
 
-    def _min_area(self) -> float:
-        c = np.asarray(self.cal.support.centroid.coords[0])
+    @cached_property
+    def min_area_px(self) -> float:
+        """The least area (image px) a region must have to be a piece: a fraction of the smallest piece."""
         smallest = min((s for ss in self.shapes.values() for s in ss), key=lambda s: s.area_mm2)
-        return self.cfg.min_piece_area_frac * smallest.area_mm2 / float(self.cam.mm_per_px_at(c[None])[0]) ** 2
+        return self.cfg.min_piece_area_frac * smallest.area_mm2 / self.mm_per_px ** 2
 
     def _is_hand(self, frame: np.ndarray, blob) -> bool:
-        c = np.asarray(self.cal.support.centroid.coords[0])
-        mmpp = float(self.cam.mm_per_px_at(c[None])[0])
-        area_mm2 = blob.area_px * mmpp * mmpp
+        area_mm2 = blob.area_px * self.mm_per_px ** 2
         biggest = max(s.area_mm2 for ss in self.shapes.values() for s in ss)
         return blob.touches_border and area_mm2 > 6 * biggest or area_mm2 > 40 * biggest
 
@@ -187,7 +189,7 @@ class Detector:
             return []
         if self.cards:
             # a card's print may match the mat in places: close the gaps (a tenth of a card) first
-            k = max(3, int(round(0.1 * 63.0 / self._mm_per_px())))
+            k = max(3, int(round(0.1 * 63.0 / self.mm_per_px)))
             mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         # a piece is solid: fill the holes where it happens to look like the board behind it
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -196,7 +198,7 @@ class Detector:
             return self._cards_in(frame, score, mask, box, ch.threshold)
         n_lab, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         out = []
-        min_px = self._min_area()
+        min_px = self.min_area_px
         for li in range(1, n_lab):
             if stats[li, cv2.CC_STAT_AREA] < min_px:
                 continue
@@ -274,7 +276,7 @@ class Detector:
         # is left for pieces near a decision boundary (see detect())
         quick = None
         for s, up, ratio, cdist in singles[:3]:
-            if s.round and ratio > 1.15:  # bigger than one disc: maybe a disc on another one
+            if s.round and ratio > self.cfg.multi_area_ratio:  # bigger than one disc: maybe a disc on another
                 continue
             f = fast_pose(s, self.cam, pts, 0.0)
             cost = f.cost + max(0.0, cdist - 15.0) / 20.0
@@ -288,12 +290,12 @@ class Detector:
         for s, up, ratio, _ in singles[:3]:
             res = attempt(s, up, 1)
             if best is None or res[0] < best[0]:
-                best, oversized = res, s.round and ratio > 1.15
+                best, oversized = res, s.round and ratio > self.cfg.multi_area_ratio
         good = best is not None and best[1][0].fit.rms_px < 1.3 and best[1][0].fit.inlier_frac > 0.92
         if not good or oversized:
             # several touching pieces of one kind
             # (overlapping pieces show less than their sum: a disc on another one)
-            multis = sorted((o for o in plausible if o[2] >= 1.15),
+            multis = sorted((o for o in plausible if o[2] >= self.cfg.multi_area_ratio),
                             key=lambda o: abs(np.log(o[2] / max(2, round(o[2])))) + o[3] / 40.0)
             for s, up, ratio, _ in multis[:2]:
                 k = int(np.clip(round(ratio), 2, 6))

@@ -220,7 +220,7 @@ def fast_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: 
     silhouette falls on the outline's (parallax, side walls and layers included), the heading from
     the outline's main axis.  Good to a few tenths of a millimetre for a piece seen whole; the full
     fit (:func:`fit_one`) is kept for pieces near a decision boundary or seen in part."""
-    oc, o_area = polygon_centroid(pts_px)
+    oc, _ = polygon_centroid(pts_px)
     x, y, headings = initial_pose(shape, cam, pts_px, base_mm)
     if shape.round or shape.round_footprint:
         headings = [0.0]
