@@ -782,39 +782,51 @@ def outline_symmetry(tile: Tile) -> int:
     return 1
 
 
-def _tile_samples(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, cam: CameraModel,
-                  turns_deg: list[float], ppm: float = 1.0) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The photo where the placement puts a tile, and the tile's picture as it would look turned by
-    each of ``turns_deg`` about its centre; both sampled on a coarse grid of the tile (inside it)."""
-    tile = profile.tile(pl.tile)
-    pic, pic_ppm = _tile_picture(profile, tile)
+def _tile_grid(tile: Tile, ppm: float) -> tuple[np.ndarray, tuple[int, int], np.ndarray]:
+    """A grid of tile points (tile mm, ``ppm`` per mm) over the tile 4 mm inside its outline: the
+    points, the grid's shape, and which points lie inside."""
     inner = tile.outline_polygon().buffer(-4.0)
     x0, y0, x1, y1 = inner.bounds
     gx, gy = np.meshgrid(np.arange(x0, x1, 1.0 / ppm), np.arange(y0, y1, 1.0 / ppm))
     loc = np.column_stack([gx.ravel(), gy.ravel()])
-    from shapely import contains_xy
+    return loc, gx.shape, shapely.contains_xy(inner, loc[:, 0], loc[:, 1])
 
-    inside = contains_xy(inner, loc[:, 0], loc[:, 1])
-    shape = gx.shape
+
+def _highpass(img2d: np.ndarray, ppm: float) -> np.ndarray:
+    """The print's detail, not the light's gradient or glare (which no turn of the picture has)."""
+    f = img2d.astype(np.float32)
+    return f - cv2.GaussianBlur(f, (0, 0), 4.0 * ppm)
+
+
+def _picture_samples(profile: BoardProfile, tile: Tile, loc: np.ndarray, shape, inside: np.ndarray,
+                     turns_deg: list[float], ppm: float) -> list[np.ndarray]:
+    """The tile's picture sampled at the grid points, as it would look turned by each of
+    ``turns_deg`` about the tile's centre."""
+    pic, pic_ppm = _tile_picture(profile, tile)
     c = np.asarray(tile.outline_polygon().centroid.coords[0])
-    px = cam.project_plane(pl.to_table(loc)).astype(np.float32)
-    mmpp = float(cam.mm_per_px_at(pl.to_table(c[None]))[0])
-    g = cv2.GaussianBlur(gray, (0, 0), max(0.5, 0.5 / (ppm * mmpp)))
-    def highpass(img2d: np.ndarray) -> np.ndarray:
-        # the print's detail, not the light's gradient or glare (which no turn of the picture has)
-        f = img2d.astype(np.float32)
-        return f - cv2.GaussianBlur(f, (0, 0), 4.0 * ppm)
-
-    photo = highpass(cv2.remap(g, px[:, 0].reshape(shape), px[:, 1].reshape(shape), cv2.INTER_LINEAR)).ravel()[inside]
     pg = cv2.GaussianBlur(cv2.cvtColor(pic, cv2.COLOR_BGR2GRAY), (0, 0), max(0.5, pic_ppm / ppm / 2))
     refs = []
     for turn in turns_deg:
         # if the tile lies turned by `turn` about c, the picture point seen at tile point p is R(-turn)(p - c) + c
         src = (loc - c) @ rot2(-turn).T + c
         tp = (src * pic_ppm - 0.5).astype(np.float32)
-        refs.append(highpass(cv2.remap(pg, tp[:, 0].reshape(shape), tp[:, 1].reshape(shape), cv2.INTER_LINEAR))
+        refs.append(_highpass(cv2.remap(pg, tp[:, 0].reshape(shape), tp[:, 1].reshape(shape), cv2.INTER_LINEAR), ppm)
                     .ravel()[inside])
-    return photo, refs
+    return refs
+
+
+def _tile_samples(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, cam: CameraModel,
+                  turns_deg: list[float], ppm: float = 1.0) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The photo where the placement puts a tile, and the tile's picture as it would look turned by
+    each of ``turns_deg`` about its centre; both sampled on a coarse grid of the tile (inside it)."""
+    tile = profile.tile(pl.tile)
+    loc, shape, inside = _tile_grid(tile, ppm)
+    c = np.asarray(tile.outline_polygon().centroid.coords[0])
+    px = cam.project_plane(pl.to_table(loc)).astype(np.float32)
+    mmpp = float(cam.mm_per_px_at(pl.to_table(c[None]))[0])
+    g = cv2.GaussianBlur(gray, (0, 0), max(0.5, 0.5 / (ppm * mmpp)))
+    photo = _highpass(cv2.remap(g, px[:, 0].reshape(shape), px[:, 1].reshape(shape), cv2.INTER_LINEAR), ppm)
+    return photo.ravel()[inside], _picture_samples(profile, tile, loc, shape, inside, turns_deg, ppm)
 
 
 def _complete_grid(gray: np.ndarray, profile: BoardProfile, placements: list[TilePlacement], cam: CameraModel,
@@ -884,17 +896,8 @@ class _TileScorer:
 
     def __init__(self, gray: np.ndarray, profile: BoardProfile, cam: CameraModel, near: TilePlacement):
         self.tile = profile.tile(near.tile)
-        self.cam = cam
-        inner = self.tile.outline_polygon().buffer(-4.0)
-        x0, y0, x1, y1 = inner.bounds
-        gx, gy = np.meshgrid(np.arange(x0, x1, 1.0), np.arange(y0, y1, 1.0))
-        self.shape = gx.shape
-        self.loc = np.column_stack([gx.ravel(), gy.ravel()])
-        from shapely import contains_xy
-
-        self.inside = contains_xy(inner, self.loc[:, 0], self.loc[:, 1])
-        _, refs = _tile_samples(gray, profile, near, cam, [0.0], ppm=1.0)
-        self.ref = refs[0]
+        self.loc, self.shape, self.inside = _tile_grid(self.tile, 1.0)
+        self.ref = _picture_samples(profile, self.tile, self.loc, self.shape, self.inside, [0.0], 1.0)[0]
         c = np.asarray(self.tile.outline_polygon().centroid.coords[0])
         mmpp = float(cam.mm_per_px_at(near.to_table(c[None]))[0])
         self.g = cv2.GaussianBlur(gray, (0, 0), max(0.5, 0.5 / mmpp))
@@ -912,9 +915,7 @@ class _TileScorer:
         ux, uy = u[:, 0].reshape(self.shape), u[:, 1].reshape(self.shape)
         px = cv2.remap(self.map_x, ux, uy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=-1e4)
         py = cv2.remap(self.map_y, ux, uy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=-1e4)
-        f = cv2.remap(self.g, px, py, cv2.INTER_LINEAR)
-        f = f.astype(np.float32)
-        photo = (f - cv2.GaussianBlur(f, (0, 0), 4.0)).ravel()[self.inside]
+        photo = _highpass(cv2.remap(self.g, px, py, cv2.INTER_LINEAR), 1.0).ravel()[self.inside]
         return _ncc(photo, self.ref)
 
 
