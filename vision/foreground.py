@@ -27,7 +27,8 @@ class Blob:
 
 @dataclass
 class ChangeMap:
-    score: np.ndarray        # (h, w) float32 change score at working scale (0 = like the reference)
+    score: np.ndarray        # (h, w) float32 change score at working scale, computed only around candidate
+                             # changes (0 elsewhere and where like the reference)
     mask: np.ndarray         # (h, w) uint8 foreground at working scale
     gains: np.ndarray        # (3,) per-channel gain frame ~ gains * reference
     threshold: float
