@@ -21,6 +21,17 @@ from tableref.files import load_model, read_image, write_bytes, write_json
 GAMES = ("pitchfleet", "pitrush", "galaktico", "asfccg")
 
 
+def one_core() -> None:
+    """Run this process on one core: OpenCV's threads and the BLAS threads numpy and scipy use
+    (left alone, OpenBLAS spins threads that count as CPU time and skew the figures)."""
+    import cv2
+    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS, so that the limit reaches it too)
+    from threadpoolctl import threadpool_limits
+
+    cv2.setNumThreads(1)
+    threadpool_limits(limits=1)
+
+
 def cache_dir() -> Path:
     d = Path(os.environ.get("TABLEREF_CACHE", Path.home() / ".cache" / "tableref")) / "bench"
     d.mkdir(parents=True, exist_ok=True)
@@ -59,14 +70,12 @@ class CalRow:
 
 
 def _cal_job(args) -> CalRow:
-    import cv2
-
     from calibration.evaluate import compare
     from calibration.profile import BoardProfile
     from calibration.register import register
 
     game, seed, size = args
-    cv2.setNumThreads(1)
+    one_core()
     scene, img = cached_scene(game, seed, size, empty=True)
     prof = BoardProfile.builtin(game)
     t0 = time.process_time()
@@ -113,8 +122,6 @@ class AccRow:
 
 
 def _acc_job(args) -> AccRow:
-    import cv2
-
     from calibration.model import Calibration, Quality, build_calibration
     from calibration.profile import BoardProfile
     from calibration.register import board_white_balance, register
@@ -122,7 +129,7 @@ def _acc_job(args) -> AccRow:
     from vision.evaluate import score_scene
 
     game, seed, size, true_cal = args
-    cv2.setNumThreads(1)
+    one_core()
     prof = BoardProfile.builtin(game)
     empty_scene, empty = cached_scene(game, seed, size, empty=True)
     scene, img = cached_scene(game, seed, size, empty=False)
@@ -154,14 +161,12 @@ def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], w
 
 def bench_speed(frames: int = 20, size: tuple[int, int] = (1920, 1080)) -> dict:
     """Median detection + judgement time of settled frames on one core, and the settle check rate."""
-    import cv2
-
+    from calibration.model import Calibration
     from calibration.profile import BoardProfile
     from calibration.register import register
-    from calibration.model import Calibration
     from vision.detect import Detector
 
-    cv2.setNumThreads(1)
+    one_core()
     out = {}
     for game in GAMES:
         prof = BoardProfile.builtin(game)
