@@ -303,6 +303,7 @@ class BoardProfile:
     def __init__(self, data: ProfileFile, path: Path | None = None):
         self.data = data
         self.path = Path(path) if path is not None else None
+        self._tile_images: dict[Path, np.ndarray] = {}  # tile pictures, read once
 
     @classmethod
     def load(cls, path: str | Path) -> "BoardProfile":
@@ -346,13 +347,18 @@ class BoardProfile:
         return base / tile.image
 
     def load_tile_image(self, tile: Tile):
-        """The tile's top-down picture (BGR) and its scale in px per mm, or (None, None)."""
+        """The tile's top-down picture (BGR, read-only: it is read once per profile and shared) and
+        its scale in px per mm, or (None, None)."""
         from tableref.files import read_image
 
         p = self.tile_image_path(tile)
         if p is None:
             return None, None
-        img = read_image(p)
+        if p not in self._tile_images:
+            img = read_image(p)
+            img.flags.writeable = False
+            self._tile_images[p] = img
+        img = self._tile_images[p]
         ppm = img.shape[1] / tile.size_mm[0]
         if abs(img.shape[0] / ppm - tile.size_mm[1]) > 0.02 * tile.size_mm[1] + 1.0 / ppm:
             raise InputError(f"{p}: the picture of tile '{tile.id}' is {img.shape[1]}x{img.shape[0]} px, not the "

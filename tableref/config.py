@@ -19,10 +19,13 @@ from .errors import InputError
 class RegistrationConfig:
     """Board registration from one photo of the empty table (calibration/register.py)."""
 
-    work_long_side_px: int = 2000          # feature matching runs on a copy this size
+    work_long_side_px: int = 1000          # feature matching runs on a copy this size (the fit is
+                                           # refined on the full photo: this only has to find the boards)
     photo_features: int = 12000
     tile_features: int = 2500
     ratio_test: float = 0.8
+    flann_trees: int = 4                   # FLANN kd-trees over the photo's features ...
+    flann_checks: int = 48                 # ... and leaves searched per template feature
     ransac_px: float = 4.0                 # at working resolution
     min_inliers: int = 12
     min_inlier_ratio: float = 0.08

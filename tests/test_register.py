@@ -80,3 +80,36 @@ def test_board_partly_out_of_frame_is_refused():
     x0 = int(max(left, 0)) + 40
     with pytest.raises(BoardNotFound, match="out of the frame|not found"):
         register(np.ascontiguousarray(img[:, x0:]), prof)
+
+
+@pytest.mark.parametrize("free_lens,nominal", [(True, False), (True, True), (False, False)])
+def test_bundle_adjustment_jacobian_matches_numerical_differences(free_lens, nominal):
+    """The solver's analytic Jacobian (camera, lens and every tile's placement) is the residuals'
+    derivative: compared with central differences on a random problem of three tiles."""
+    from scipy.optimize._numdiff import approx_derivative
+
+    from calibration.camera import Intrinsics
+    from calibration.model import TilePlacement
+    from calibration.register import CameraSolver, Problem
+    from tableref.config import RegistrationConfig
+
+    rng = np.random.default_rng(3)
+    places = [TilePlacement(tile=f"t{i}", rotation_deg=30.0 * i, offset_mm=(200.0 * i, 15.0 * i)) for i in range(3)]
+    n, m = 60, 30
+    prob = Problem(rng.integers(0, 3, n), rng.uniform(0, 150, (n, 2)), rng.uniform(0, 1900, (n, 2)),
+                   rng.uniform(0.2, 1.0, n))
+    prob.edge_tile_of = rng.integers(0, 3, m)
+    prob.edge_local_mm = rng.uniform(0, 150, (m, 2))
+    prob.edge_px = rng.uniform(0, 1900, (m, 2))
+    nrm = rng.normal(size=(m, 2))
+    prob.edge_n = nrm / np.linalg.norm(nrm, axis=1, keepdims=True)
+    intr = None if free_lens else Intrinsics((1920, 1080), np.array([[1500.0, 0, 960], [0, 1500, 540], [0, 0, 1]]),
+                                              np.array([-0.1, 0.02, 0.001, -0.001, 0.0]))
+    solver = CameraSolver((1920, 1080), [p.tile for p in places], 0, intr, RegistrationConfig(),
+                          nominal=places if nominal else None)
+    x = ([1450.0, -0.12, 0.03, 0.001, -0.002] if free_lens else []) + [0.3, -0.2, 0.1, -300.0, -200.0, 900.0]
+    x = np.array(x + list(rng.normal(0, [1.0, 2.0, 2.0], (2, 3)).ravel()))
+    analytic = solver.jacobian(x, prob, places)
+    numeric = approx_derivative(solver.residuals, x, method="3-point", args=(prob, places))
+    assert analytic.shape == numeric.shape
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6 * np.abs(numeric).max())
