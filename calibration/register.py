@@ -59,6 +59,7 @@ class Template:
     outline_mm: np.ndarray                # (K,2) outline of the covered boards in template mm (for overlap tests)
     kp_mm: np.ndarray = field(default=None)   # (N,2) keypoints in template mm
     desc: np.ndarray = field(default=None)    # (N,128) float32 SIFT descriptors
+    kp_ppm: np.ndarray = field(default=None)  # (N,) px per mm of the picture's size each came from
 
 
 def _sift(nfeatures: int):
@@ -150,7 +151,7 @@ TEMPLATE_SCALES_PX_PER_MM = (1.0, 1.6, 2.6)  # pictures are matched at several s
 def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, tile: Tile | None) -> Template:
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     t = Template(name, tiles, frame_to_tile, gray, img, ppm, np.asarray(outline_mm, dtype=np.float64))
-    kps, descs = [], []
+    kps, descs, ppms = [], [], []
     for s in TEMPLATE_SCALES_PX_PER_MM:
         f = min(1.0, s / ppm)
         g = cv2.resize(gray, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else gray
@@ -162,11 +163,32 @@ def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, 
         pts, desc = _features(g, nfeatures // len(TEMPLATE_SCALES_PX_PER_MM), mask)
         kps.append((pts.astype(np.float64) + 0.5) / sp)
         descs.append(desc)
+        ppms.append(np.full(len(pts), sp))
         if f >= 1:
             break
     t.kp_mm = np.concatenate(kps)
     t.desc = np.concatenate(descs)
+    t.kp_ppm = np.concatenate(ppms)
     return t
+
+
+def largest_ppm(profile: BoardProfile, photo_size: tuple[int, int]) -> float:
+    """The most px per mm the boards can show in a photo of ``photo_size`` (w, h px): all of them
+    are in view, so their arrangement's extent fits in the photo (for a free arrangement without a
+    grid, one tile's), with a quarter more for the perspective of a tilted camera."""
+    arr = profile.data.arrangement
+    tiles = profile.tiles
+    ext = max(((min(t.size_mm), max(t.size_mm)) for t in tiles), key=lambda e: e[0])
+    if arr.kind == "free" and arr.grid is not None:
+        side = min(min(t.size_mm) for t in tiles)
+        ext = tuple(sorted((arr.grid[0] * side, arr.grid[1] * side)))
+    elif arr.kind == "fixed" and arr.nominal:
+        placements = [TilePlacement(tile=p.tile, rotation_deg=p.rotation_deg, offset_mm=(p.x, p.y))
+                      for p in arr.nominal]
+        x0, y0, x1, y1 = Layout(profile, placements).support.bounds
+        ext = tuple(sorted((x1 - x0, y1 - y0)))
+    short_px, long_px = sorted(photo_size)
+    return 1.25 * min(short_px / max(ext[0], 1e-6), long_px / max(ext[1], 1e-6))
 
 
 # ------------------------------------------------------------------------------------- matching
@@ -222,9 +244,12 @@ def _fit_tile_homography(src: np.ndarray, dst: np.ndarray, cfg: RegistrationConf
     return H, err < cfg.ransac_px
 
 
-def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: RegistrationConfig) -> tuple[list[TileMatch], dict[str, int]]:
+def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: RegistrationConfig,
+                    max_ppm: float = np.inf) -> tuple[list[TileMatch], dict[str, int]]:
     """Find each template in the (working-resolution) photo.  Returns matches and, for the ones not
-    found, the number of consistent features seen (for the error message)."""
+    found, the number of consistent features seen (for the error message).  ``max_ppm``: the
+    templates' features from pictures sized above this many px per mm are left out (the boards
+    cannot look that big in this photo)."""
     cv2.setRNGSeed(0x7AB1E)  # FLANN's randomised trees and RANSAC: the same photo, the same answer
     pts, desc = _features(gray_work, cfg.photo_features)
     if len(pts) < cfg.min_inliers:
@@ -251,8 +276,11 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
             if len(t.desc) < need:
                 missing[t.name] = 0
                 continue
+            use = np.flatnonzero(t.kp_ppm <= max_ppm) if np.isfinite(max_ppm) else np.arange(len(t.desc))
+            if len(use) < need:
+                use = np.arange(len(t.desc))
             if t.name not in knn_of:
-                knn_of[t.name] = index.knnSearch(t.desc, 2, params={"checks": cfg.flann_checks})
+                knn_of[t.name] = index.knnSearch(t.desc[use], 2, params={"checks": cfg.flann_checks})
             nn, dd = knn_of[t.name]
             # Lowe's ratio test, then one template feature per photo feature (the closest)
             q = np.flatnonzero((dd[:, 0] < ratio2 * dd[:, 1]) & (nn[:, 1] >= 0) & ~taken[nn[:, 0]])
@@ -261,7 +289,7 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
             if len(photo_idx) < need:
                 missing[t.name] = len(photo_idx)
                 continue
-            src = t.kp_mm[q[first]].astype(np.float64)
+            src = t.kp_mm[use[q[first]]].astype(np.float64)
             dst = pts[photo_idx].astype(np.float64)
             H, inl = _fit_tile_homography(src, dst, cfg)
             if H is None:
@@ -524,7 +552,9 @@ class CameraSolver:
         return np.concatenate(out)
 
     def solve(self, prob: Problem, placements0: list[TilePlacement], K0: np.ndarray, dist0: np.ndarray,
-              rvec0: np.ndarray, tvec0: np.ndarray, free_distortion: bool = True):
+              rvec0: np.ndarray, tvec0: np.ndarray, free_distortion: bool = True, close: bool = False):
+        """Fit from the given start; robustly in two passes (Huber scale 4x, then 1x the configured
+        px) unless ``close``: the start is already within a pixel or two, one pass does."""
         prob = prob.thinned(max(self.cfg.max_points // max(len(placements0), 1), 40), len(placements0))
         x0 = []
         if self.fixed_intr is None:
@@ -546,7 +576,7 @@ class CameraSolver:
             scale += [0.02 * x0[0], 0.02, 0.02, 0.0005, 0.0005]
         scale += [0.002] * 3 + [1.0] * 3 + [0.1, 0.3, 0.3] * (len(placements0) - 1)
         x = x0
-        for f_scale in (4.0 * self.cfg.robust_px, self.cfg.robust_px):
+        for f_scale in ((self.cfg.robust_px,) if close else (4.0 * self.cfg.robust_px, self.cfg.robust_px)):
             sol = least_squares(self.residuals, x, jac=self.jacobian, args=(prob, placements0), loss="huber",
                                 f_scale=f_scale,
                                 bounds=(lb, ub), x_scale=np.array(scale), max_nfev=100, xtol=1e-9, ftol=1e-9)
@@ -598,7 +628,11 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     work = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else gray
     templates = build_templates(profile, cfg.tile_features)
     timings["templates"] = time.perf_counter() - t0
-    matches, missing = match_templates(work, templates, cfg)
+    # template pictures sized for boards bigger than they can look here are left out (but the next
+    # size up from that bound is kept: a picture matches over a range of sizes around its own)
+    limit = largest_ppm(profile, (work.shape[1], work.shape[0]))
+    levels = [v for v in TEMPLATE_SCALES_PX_PER_MM if v > limit]
+    matches, missing = match_templates(work, templates, cfg, levels[0] * 1.02 if levels else np.inf)
     timings["match"] = time.perf_counter() - t0
     # a free grid (Pitch Fleet's 3x3) with a tile or two not matched (glare, a plain print): they lie
     # in the empty cells of the grid the others make; their pictures tell which is which, and how turned
@@ -753,13 +787,15 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
     # picture patches, coarse to fine: a sparse set searched wide (the features were found on a
     # small copy of the photo, and edges alone pin the lens weakly), then a dense set searched close
-    for spacing, search in ((2.0 * 12.0, 3 * cfg.refine_search_px), (12.0, cfg.refine_search_px)):
+    for i, (spacing, search) in enumerate(((2.0 * 12.0, 3 * cfg.refine_search_px), (12.0, cfg.refine_search_px))):
+        if i:
+            eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
         prob2 = dense_correspondences(gray, profile, placements, cam, cfg, spacing, search)
         if len(prob2.image_px) >= 30:
             prob = prob2
-        K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec)
+        K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec,
+                                                            close=i > 0)
         cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
-        eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
     timings["refine"] = time.perf_counter() - t0
 
     # ---- a board that looks the same turned (a hexagon): its print decides which way round it lies
@@ -1035,7 +1071,8 @@ def _best_turn(gray: np.ndarray, profile: BoardProfile, pl: TilePlacement, cam: 
     n = outline_symmetry(tile)
     if n == 1:
         return pl
-    photo, refs = _tile_samples(gray, profile, pl, cam, [k * 360.0 / n for k in range(n)])
+    # sampled every 2 mm: a turn moves the print by centimetres
+    photo, refs = _tile_samples(gray, profile, pl, cam, [k * 360.0 / n for k in range(n)], ppm=0.5)
     sym = np.mean(refs, axis=0)
     scores = [_ncc(photo, r - sym) for r in refs]
     k = int(np.argmax(scores))
@@ -1088,7 +1125,8 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
     h, w = gray.shape
     ncc_of: dict[int, list[float]] = {}
     tile_of, local, img, wts = [], [], [], []
-    g32 = gray.astype(np.float32)
+    size = 2 * half + 1
+    jj, ii = np.meshgrid(np.arange(size, dtype=np.float64), np.arange(size, dtype=np.float64))
     for t, pl in enumerate(placements):
         tile = profile.tile(pl.tile)
         pic, ppm = _tile_picture(profile, tile)
@@ -1098,36 +1136,41 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
         if inner.is_empty:
             continue
         x0, y0, x1, y1 = inner.bounds
-        xs = np.arange(x0 + spacing_mm / 2, x1, spacing_mm)
-        ys = np.arange(y0 + spacing_mm / 2, y1, spacing_mm)
-        grid = np.array([(x, y) for y in ys for x in xs])
+        gx, gy = np.meshgrid(np.arange(x0 + spacing_mm / 2, x1, spacing_mm), np.arange(y0 + spacing_mm / 2, y1, spacing_mm))
+        grid = np.column_stack([gx.ravel(), gy.ravel()])
+        grid = grid[shapely.contains_xy(inner, grid[:, 0], grid[:, 1])]
         if len(grid) == 0:
             continue
-        from shapely import contains_xy
-
-        grid = grid[contains_xy(inner, grid[:, 0], grid[:, 1])]
         # each point and two more 2 mm along x and y, projected at once: the local affine map
         # photo px -> tile px around each point
         d = 2.0
         loc3s = grid[:, None, :] + np.array([[0.0, 0.0], [d, 0.0], [0.0, d]])
         img3s = cam.project_plane(pl.to_table(loc3s.reshape(-1, 2))).reshape(-1, 3, 2)
-        for loc3, img3 in zip(loc3s, img3s):
-            u, v = img3[0]
-            if not (half + search + 2 <= u < w - half - search - 2 and half + search + 2 <= v < h - half - search - 2):
-                continue
-            A = cv2.getAffineTransform(img3.astype(np.float32), (loc3 * ppm - 0.5).astype(np.float32))
-            # template: the tile picture resampled on the photo's pixel grid around (u, v)
-            size = 2 * half + 1
-            uu0, vv0 = round(u) - half, round(v) - half
-            T = np.array([[1, 0, uu0], [0, 1, vv0], [0, 0, 1.0]])
-            M = (np.vstack([A, [0, 0, 1]]) @ T)[:2]
-            patch = cv2.warpAffine(pic_g, M, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                   borderMode=cv2.BORDER_REFLECT)
-            if patch.std() < 6.0:
-                continue
-            sx0, sy0 = uu0 - search, vv0 - search
-            region = g32[sy0:sy0 + size + 2 * search, sx0:sx0 + size + 2 * search]
-            res = cv2.matchTemplate(region, patch, cv2.TM_CCOEFF_NORMED)
+        u, v = img3s[:, 0, 0], img3s[:, 0, 1]
+        m = half + search + 2
+        ok = (u >= m) & (u < w - m) & (v >= m) & (v < h - m)
+        loc3s, img3s = loc3s[ok], img3s[ok]
+        if len(loc3s) == 0:
+            continue
+        # A: photo px -> tile px through the three points; M: patch px -> tile px, the patch's
+        # top-left pixel at photo (uu0, vv0)
+        S = np.concatenate([img3s, np.ones((len(img3s), 3, 1))], axis=2)
+        A = np.linalg.solve(S, loc3s * ppm - 0.5).transpose(0, 2, 1)          # (N, 2, 3)
+        uu0 = np.round(img3s[:, 0, 0]).astype(int) - half
+        vv0 = np.round(img3s[:, 0, 1]).astype(int) - half
+        M = A.copy()
+        M[:, :, 2] += A[:, :, 0] * uu0[:, None] + A[:, :, 1] * vv0[:, None]
+        # every template at once: the tile picture resampled on the photo's pixel grid
+        mx = M[:, 0, 0, None, None] * jj + M[:, 0, 1, None, None] * ii + M[:, 0, 2, None, None]
+        my = M[:, 1, 0, None, None] * jj + M[:, 1, 1, None, None] * ii + M[:, 1, 2, None, None]
+        # (one row per patch: remap's maps must stay under 32767 rows)
+        patches = cv2.remap(pic_g, mx.reshape(len(M), -1).astype(np.float32), my.reshape(len(M), -1).astype(np.float32),
+                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT).reshape(-1, size, size)
+        textured = np.flatnonzero(patches.reshape(len(patches), -1).std(axis=1) >= 6.0)
+        for k in textured:
+            sx0, sy0 = uu0[k] - search, vv0[k] - search
+            region = gray[sy0:sy0 + size + 2 * search, sx0:sx0 + size + 2 * search].astype(np.float32)
+            res = cv2.matchTemplate(region, patches[k], cv2.TM_CCOEFF_NORMED)
             _, best, _, loc = cv2.minMaxLoc(res)
             ncc_of.setdefault(t, []).append(best)
             if best < 0.6 or not (0 < loc[0] < res.shape[1] - 1 and 0 < loc[1] < res.shape[0] - 1):
@@ -1137,11 +1180,10 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
             # the patch's centre pixel (half, half) sits at photo (uu0 + half + dx, vv0 + half + dy)
             du, dv = cx - search, cy - search
             # which tile point is at the patch centre? the one the affine maps there
-            pc = M @ np.array([half, half, 1.0])
-            loc_mm = (pc + 0.5) / ppm
+            pc = M[k] @ np.array([half, half, 1.0])
             tile_of.append(t)
-            local.append(loc_mm)
-            img.append([uu0 + half + du, vv0 + half + dv])
+            local.append((pc + 0.5) / ppm)
+            img.append([uu0[k] + half + du, vv0[k] + half + dv])
             wts.append(min(1.0, (best - 0.5) * 2.5))
     scores = {placements[t].tile: float(np.median(v)) for t, v in ncc_of.items()}
     if not tile_of:
@@ -1192,34 +1234,65 @@ class EdgeImage:
 
     def find(self, u: float, v: float, dn: np.ndarray, search_px: float, nearest: bool = True) -> float | None:
         """Offset (px, along the unit normal dn, which points off the board) of the board edge near
-        (u, v), or None.
+        (u, v), or None.  See :meth:`find_many`."""
+        off = self.find_many(np.array([u]), np.array([v]), np.asarray(dn, float)[None], search_px, nearest)[0]
+        return None if np.isnan(off) else float(off)
+
+    def find_many(self, us: np.ndarray, vs: np.ndarray, dns: np.ndarray, search_px: float,
+                  nearest: bool = True) -> np.ndarray:
+        """For each image point (us, vs) and unit normal ``dns`` (pointing off the board): the offset
+        (px, along the normal) of the board edge near it, NaN where none is found.
 
         The board's edge is a *step* between the board and the table: what lies a few pixels
         inside differs from what lies a few pixels outside.  A printed line near the edge is a
-        ridge (the same on both sides) and is passed over.
-        """
+        ridge (the same on both sides) and is passed over.  Of the strong steps, the one nearest
+        the point is taken (``nearest``), or the strongest."""
+        n = len(us)
+        out = np.full(n, np.nan)
+        if n == 0:
+            return out
         pad = 8
         offs = np.arange(-search_px - pad, search_px + pad + 1, dtype=np.float64)
-        xs, ys = u + offs * dn[0], v + offs * dn[1]
-        if xs.min() < 2 or ys.min() < 2 or xs.max() > self.w - 3 or ys.max() > self.h - 3:
-            return None
-        mag, grey = self.across(xs, ys, dn)
-        lo, hi = pad, len(offs) - pad
-        # the step at i: mean grey of [i-7, i-2) against [i+3, i+8), from cumulative sums
-        c = np.concatenate([[0.0], np.cumsum(grey)])
+        L = len(offs)
+        xs = us[:, None] + offs * dns[:, :1]
+        ys = vs[:, None] + offs * dns[:, 1:]
+        valid = ((xs.min(axis=1) >= 2) & (ys.min(axis=1) >= 2) & (xs.max(axis=1) <= self.w - 3)
+                 & (ys.max(axis=1) <= self.h - 3))
+        # grey along the line, and the six samples of the turned Sobel derivative
+        tx, ty = -dns[:, 1:], dns[:, :1]
+        rows_x, rows_y = [xs], [ys]
+        for a in (-1.0, 0.0, 1.0):
+            for b in (1.0, -1.0):
+                rows_x.append(xs + b * dns[:, :1] + a * tx)
+                rows_y.append(ys + b * dns[:, 1:] + a * ty)
+        mx = np.stack(rows_x, axis=1).reshape(-1, L).astype(np.float32)
+        my = np.stack(rows_y, axis=1).reshape(-1, L).astype(np.float32)
+        smp = np.concatenate([cv2.remap(self.g, mx[k:k + 28000], my[k:k + 28000], cv2.INTER_LINEAR)
+                              for k in range(0, len(mx), 28000)]).reshape(n, 7, L).astype(np.float64)
+        grey = smp[:, 0]
+        mag = np.abs(np.einsum("k,nkl->nl", self._W, smp[:, 1::2] - smp[:, 2::2]))
+        lo, hi = pad, L - pad
         i = np.arange(lo, hi)
-        step = np.zeros(len(offs))
-        step[lo:hi] = np.abs((c[i - 2] - c[i - 7]) - (c[i + 8] - c[i + 3])) / 5.0
-        peak = [i for i in range(lo, hi) if mag[i] >= mag[i - 1] and mag[i] >= mag[i + 1]]
-        steps = [i for i in peak if step[i] >= 6.0]
-        if not steps:
-            return None
-        strong = max(mag[i] for i in steps)
-        cand = [i for i in steps if mag[i] >= max(8.0, 0.5 * strong)]
-        if not cand:
-            return None
-        j = min(cand, key=lambda i: abs(offs[i])) if nearest else max(cand, key=lambda i: mag[i])
-        return float(offs[j] + _parabola(mag[j - 1], mag[j], mag[j + 1]))
+        # the step at i: mean grey of [i-7, i-2) against [i+3, i+8), from cumulative sums
+        c = np.concatenate([np.zeros((n, 1)), np.cumsum(grey, axis=1)], axis=1)
+        step = np.abs((c[:, i - 2] - c[:, i - 7]) - (c[:, i + 8] - c[:, i + 3])) / 5.0
+        m = mag[:, lo:hi]
+        peak = (m >= mag[:, lo - 1:hi - 1]) & (m >= mag[:, lo + 1:hi + 1])
+        steps = peak & (step >= 6.0)
+        strong = np.where(steps, m, -np.inf).max(axis=1)
+        cand = steps & (m >= np.maximum(8.0, 0.5 * strong)[:, None])
+        if nearest:
+            j = np.argmin(np.where(cand, np.abs(offs[lo:hi]), np.inf), axis=1)
+        else:
+            j = np.argmax(np.where(cand, m, -np.inf), axis=1)
+        ok = valid & cand.any(axis=1)
+        r = np.arange(n)
+        jj = j + lo
+        a, b, cc = mag[r, jj - 1], mag[r, jj], mag[r, jj + 1]
+        den = a - 2 * b + cc
+        sub = np.where(np.abs(den) < 1e-9, 0.0, np.clip(0.5 * (a - cc) / np.where(den == 0, 1.0, den), -0.5, 0.5))
+        out[ok] = (offs[jj] + sub)[ok]
+        return out
 
 
 def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px: float, nearest: bool = True,
@@ -1249,24 +1322,24 @@ def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px
             outside = ~shapely.contains_xy(support, *(tab + nrm * 3.0).T)
             if not outside.any():
                 continue
-            px = cam.project_plane(tab[outside])
-            px2 = cam.project_plane(tab[outside] + nrm)
-            for j, (p0, p1) in enumerate(zip(px, px2)):
-                dn = p1 - p0
-                dn /= np.linalg.norm(dn)
-                off = edges.find(p0[0], p0[1], dn, search_px, nearest)
-                if off is None:
-                    continue
-                tiles.append(t)
-                local.append(pts_loc[outside][j])
-                qs.append(p0 + off * dn)
-                ns.append(dn)
+            tiles.append(np.full(int(outside.sum()), t))
+            local.append(pts_loc[outside])
+            qs.append(tab[outside])
+            ns.append(np.broadcast_to(nrm, (int(outside.sum()), 2)))
     prob = Problem.empty()
-    if tiles:
-        prob.edge_tile_of = np.array(tiles)
-        prob.edge_local_mm = np.array(local)
-        prob.edge_px = np.array(qs)
-        prob.edge_n = np.array(ns)
+    if not tiles:
+        return prob
+    tab = np.concatenate(qs)
+    px = cam.project_plane(np.concatenate([tab, tab + np.concatenate(ns)])).reshape(2, -1, 2)
+    dn = px[1] - px[0]
+    dn /= np.linalg.norm(dn, axis=1, keepdims=True)
+    off = edges.find_many(px[0][:, 0], px[0][:, 1], dn, search_px, nearest)
+    found = ~np.isnan(off)
+    if found.any():
+        prob.edge_tile_of = np.concatenate(tiles)[found]
+        prob.edge_local_mm = np.concatenate(local)[found]
+        prob.edge_px = px[0][found] + off[found, None] * dn[found]
+        prob.edge_n = dn[found]
     return prob
 
 
