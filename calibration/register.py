@@ -624,7 +624,9 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
                          f"the photo is {w}x{h}", "calibrate the camera at the resolution you photograph with")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     check_photo(gray, cfg)
-    scale = min(1.0, cfg.work_long_side_px / max(w, h))
+    # features are matched on a smaller copy: small enough to be quick, big enough that the boards'
+    # print keeps its detail (they may show at most largest_ppm px per mm in this photo)
+    scale = min(1.0, max(cfg.work_long_side_px / max(w, h), cfg.work_ppm / largest_ppm(profile, (w, h))))
     work = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else gray
     templates = build_templates(profile, cfg.tile_features)
     timings["templates"] = time.perf_counter() - t0

@@ -21,6 +21,8 @@ class RegistrationConfig:
 
     work_long_side_px: int = 1000          # feature matching runs on a copy this size (the fit is
                                            # refined on the full photo: this only has to find the boards)
+    work_ppm: float = 1.6                  # ... or bigger, so that boards filling the frame would show
+                                           # this many px per mm (a 1080p photo is barely reduced)
     photo_features: int = 12000
     tile_features: int = 2500
     ratio_test: float = 0.8
