@@ -10,7 +10,7 @@ parallax, the side walls show, and the fit recovers the footprint that rests on 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import cv2
 import numpy as np
@@ -35,6 +35,17 @@ class PieceShape:
     @property
     def area_mm2(self) -> float:
         return polygon_area(self.footprint)
+
+    @cached_property
+    def stacked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every slice's bottom and top outline in one array (local mm), whether each point is on a
+        bottom, the slice's h0 and h1 per point, and the slice of each point."""
+        local = np.concatenate([np.vstack([p, p]) for p, _, _ in self.slices])
+        bottom = np.concatenate([np.repeat([True, False], len(p)) for p, _, _ in self.slices])
+        h0 = np.concatenate([np.full(2 * len(p), a) for p, a, _ in self.slices])
+        h1 = np.concatenate([np.full(2 * len(p), b) for p, _, b in self.slices])
+        which = np.concatenate([np.full(2 * len(p), i) for i, (p, _, _) in enumerate(self.slices)])
+        return local, bottom, h0, h1, which
 
     @classmethod
     def from_spec(cls, spec: PieceSpec, n_circle: int = 20) -> "PieceShape":
@@ -90,51 +101,43 @@ def silhouette_hulls(shape: PieceShape, cam: CameraModel, x: float, y: float, he
     ``clip_below_mm``: hide what lies below that height (a disc sunk in a pit shows only the part
     above the board surface).
     """
-    pts, sizes = [], []
-    for poly, h0, h1 in shape.slices:
-        lo, hi = base_mm + h0, base_mm + h1
-        if clip_below_mm is not None:
-            if hi <= clip_below_mm:
-                continue
-            lo = max(lo, clip_below_mm)
-        xy = pose_points(poly, x, y, heading_deg)
-        k = len(xy)
-        pts.append(np.column_stack([np.vstack([xy, xy]), -np.concatenate([np.full(k, lo), np.full(k, hi)])]))
-        sizes.append(2 * k)
-    if not pts:
+    local, bottom, h0, h1, which = shape.stacked
+    lo, hi = base_mm + h0, base_mm + h1
+    if clip_below_mm is not None:
+        keep = hi > clip_below_mm
+        if not keep.all():
+            local, bottom, lo, hi, which = local[keep], bottom[keep], lo[keep], hi[keep], which[keep]
+        lo = np.maximum(lo, clip_below_mm)
+    if not len(local):
         return []
-    px = cam.project(np.concatenate(pts))
-    out, i = [], 0
-    for n in sizes:
-        hull = cv2.convexHull(px[i:i + n].astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        out.append(hull)
-        i += n
-    return out
+    xy = pose_points(local, x, y, heading_deg)
+    px = cam.project(np.column_stack([xy, -np.where(bottom, lo, hi)]))
+    cuts = np.flatnonzero(np.diff(which)) + 1
+    return [cv2.convexHull(part.astype(np.float32)).reshape(-1, 2).astype(np.float64) for part in np.split(px, cuts)]
 
 
 def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
-    """Signed distance (px) of points to the union of convex polygons: negative inside."""
-    best = np.full(len(points), np.inf)
-    for hull in hulls:
-        d = _sd_convex(points, hull)
-        best = np.minimum(best, d)
-    return best
+    """Signed distance (px) of points to the union of convex polygons: negative inside.
 
-
-def _sd_convex(p: np.ndarray, poly: np.ndarray) -> np.ndarray:
-    """Signed distance (px) of points to one convex polygon: negative inside.  (Written on x and y
-    planes of shape (N, K): reductions over a trailing axis of 2 are slow in numpy.)"""
-    ax, ay = poly[:, 0], poly[:, 1]
-    bx, by = np.roll(ax, -1) - ax, np.roll(ay, -1) - ay          # the edges (K,)
-    px = p[:, 0:1] - ax                                          # (N,K)
-    py = p[:, 1:2] - ay
+    All polygons' edges at once, on x and y planes of shape (N, edges) (reductions over a trailing
+    axis of 2 are slow in numpy), reduced per polygon with ``reduceat``: the pose fit calls this
+    thousands of times per frame."""
+    if not hulls:
+        return np.full(len(points), np.inf)
+    hulls = [h for h in hulls if len(h)]
+    starts = np.cumsum([0] + [len(h) for h in hulls[:-1]])
+    a = np.concatenate(hulls)
+    b = np.concatenate([np.concatenate([h[1:], h[:1]]) for h in hulls]) - a   # the edges
+    ax, ay, bx, by = a[:, 0], a[:, 1], b[:, 0], b[:, 1]
+    px = points[:, 0:1] - ax                                     # (N, E)
+    py = points[:, 1:2] - ay
     t = np.clip((px * bx + py * by) / np.maximum(bx * bx + by * by, 1e-12), 0.0, 1.0)
     dx, dy = px - t * bx, py - t * by
-    dist = np.sqrt(np.min(dx * dx + dy * dy, axis=1))
+    dist = np.sqrt(np.minimum.reduceat(dx * dx + dy * dy, starts, axis=1))   # (N, H)
     # inside a convex polygon: on the same side of every edge (orientation-independent)
     cross = bx * py - by * px
-    inside = np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
-    return np.where(inside, -dist, dist)
+    inside = (np.minimum.reduceat(cross, starts, axis=1) >= 0) | (np.maximum.reduceat(cross, starts, axis=1) <= 0)
+    return np.where(inside, -dist, dist).min(axis=1)
 
 
 @lru_cache(maxsize=64)
