@@ -27,10 +27,13 @@ How:
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -148,9 +151,41 @@ def _build_templates(profile: BoardProfile, nfeatures: int) -> list[Template]:
 TEMPLATE_SCALES_PX_PER_MM = (1.0, 1.6, 2.6)  # pictures are matched at several sizes: photos range ~1-6 px/mm
 
 
+def _template_cache_dir() -> Path:
+    return Path(os.environ.get("TABLEREF_CACHE", Path.home() / ".cache" / "tableref")) / "templates"
+
+
 def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, tile: Tile | None) -> Template:
+    """A template and its features.  The features depend only on the picture, its outline and the
+    feature settings: they are kept on disk under a hash of those (a profile's nine pictures
+    take a second to describe; every calibration of the same boards reuses them)."""
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     t = Template(name, tiles, frame_to_tile, gray, img, ppm, np.asarray(outline_mm, dtype=np.float64))
+    h = hashlib.sha256()
+    for part in (gray.tobytes(), np.asarray(gray.shape), np.asarray(outline_mm, np.float64), np.asarray([ppm, nfeatures]),
+                 np.asarray(TEMPLATE_SCALES_PX_PER_MM)):
+        h.update(np.ascontiguousarray(part).tobytes() if isinstance(part, np.ndarray) else part)
+    h.update(f"{cv2.__version__}/sift-0.02-12/v1".encode())
+    path = _template_cache_dir() / f"{h.hexdigest()[:32]}.npz"
+    try:
+        with np.load(path) as z:
+            t.kp_mm, t.desc, t.kp_ppm = z["kp_mm"], z["desc"], z["kp_ppm"]
+        return t
+    except (OSError, KeyError, ValueError):
+        pass
+    _describe(t, gray, ppm, outline_mm, nfeatures)
+    try:  # a cache that cannot be written is only slower
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(tmp, kp_mm=t.kp_mm, desc=t.desc, kp_ppm=t.kp_ppm)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return t
+
+
+def _describe(t: Template, gray: np.ndarray, ppm: float, outline_mm, nfeatures: int) -> None:
+    """SIFT features of the picture at each size of TEMPLATE_SCALES_PX_PER_MM it is big enough for."""
     kps, descs, ppms = [], [], []
     for s in TEMPLATE_SCALES_PX_PER_MM:
         f = min(1.0, s / ppm)
@@ -169,7 +204,6 @@ def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, 
     t.kp_mm = np.concatenate(kps)
     t.desc = np.concatenate(descs)
     t.kp_ppm = np.concatenate(ppms)
-    return t
 
 
 def largest_ppm(profile: BoardProfile, photo_size: tuple[int, int]) -> float:

@@ -113,3 +113,22 @@ def test_bundle_adjustment_jacobian_matches_numerical_differences(free_lens, nom
     numeric = approx_derivative(solver.residuals, x, method="3-point", args=(prob, places))
     assert analytic.shape == numeric.shape
     np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6 * np.abs(numeric).max())
+
+
+def test_template_features_are_kept_on_disk_and_reused(tmp_path, monkeypatch):
+    """A profile's picture features are computed once per machine: the second build reads them
+    back (the same arrays), and a changed picture is described afresh."""
+    from calibration.register import _build_templates
+
+    monkeypatch.setenv("TABLEREF_CACHE", str(tmp_path))
+    prof = BoardProfile.builtin("asfccg")
+    first = _build_templates(prof, 600)
+    files = sorted((tmp_path / "templates").glob("*.npz"))
+    assert len(files) == len(first) >= 1
+    again = _build_templates(BoardProfile.builtin("asfccg"), 600)
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a.desc, b.desc)
+        np.testing.assert_array_equal(a.kp_mm, b.kp_mm)
+    assert sorted((tmp_path / "templates").glob("*.npz")) == files
+    _build_templates(prof, 300)  # other settings: other features, kept beside the first
+    assert len(list((tmp_path / "templates").glob("*.npz"))) == 2 * len(first)
