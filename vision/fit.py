@@ -126,7 +126,10 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
     fixed_heading = shape.round
     if init is None:
         x0, y0, headings = initial_pose(shape, cam, pts_px, base_mm)
-        if shape.round_footprint:
+        if shape.round:
+            # turning it changes nothing: one start is enough (two gave the same fit twice)
+            headings = [0.0]
+        elif shape.round_footprint:
             # a round base: only the upper layers turn; start from two headings within one period
             headings = [0.0, shape.period_deg / 2]
     else:
