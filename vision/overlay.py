@@ -74,11 +74,14 @@ def _label_place(c, outline_px: np.ndarray, w: int, h: int, shape, placed, th: i
 
 
 def _legend(out: np.ndarray, fs: float, th: int) -> None:
+    """The colours' meaning, in the bottom-left corner (the top is where replays caption events)."""
     items = [((0, 255, 0), "on the boards"), ((0, 140, 255), "outbound / off the board"), ((0, 0, 255), "to confirm")]
-    y = int(30 * fs * 2.5)
+    (_, tht), base = cv2.getTextSize("Mg", cv2.FONT_HERSHEY_SIMPLEX, fs, th)
+    step = int((tht + base) * 1.8)
+    y = out.shape[0] - base - 8 - step * (len(items) - 1)
     for col, text in items:
         (tw, tht), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, fs, th)
         out[y - tht - 4:y + base + 4, 6:tw + 40 * th] = (out[y - tht - 4:y + base + 4, 6:tw + 40 * th] * 0.4).astype(out.dtype)
         cv2.rectangle(out, (10, y - tht), (10 + tht, y), col, -1)
         cv2.putText(out, text, (16 + tht, y), cv2.FONT_HERSHEY_SIMPLEX, fs, col, th, cv2.LINE_AA)
-        y += int((tht + base) * 1.8)
+        y += step
