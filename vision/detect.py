@@ -302,6 +302,8 @@ class Detector:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:
                     best = res
+                if all(c.fit.rms_px < 1.3 and c.fit.inlier_frac > 0.92 for c in res[1]):
+                    break  # every piece of this reading fits its outline well: no other kind is tried
         return [] if best is None else best[1]
 
     def _lab_of(self, frame, m, box) -> np.ndarray:
