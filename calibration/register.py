@@ -28,12 +28,11 @@ How:
 from __future__ import annotations
 
 import hashlib
+import io
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -42,6 +41,7 @@ from scipy.optimize import least_squares
 
 from tableref.config import RegistrationConfig
 from tableref.errors import BoardNotFound, InputError
+from tableref.files import cache_dir, write_bytes
 
 from .camera import CameraModel, Intrinsics, Pose
 from .model import CalibrationFile, Layout, Quality, TilePlacement, build_calibration, rot2
@@ -151,10 +151,6 @@ def _build_templates(profile: BoardProfile, nfeatures: int) -> list[Template]:
 TEMPLATE_SCALES_PX_PER_MM = (1.0, 1.6, 2.6)  # pictures are matched at several sizes: photos range ~1-6 px/mm
 
 
-def _template_cache_dir() -> Path:
-    return Path(os.environ.get("TABLEREF_CACHE", Path.home() / ".cache" / "tableref")) / "templates"
-
-
 def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, tile: Tile | None) -> Template:
     """A template and its features.  The features depend only on the picture, its outline and the
     feature settings: they are kept on disk under a hash of those (a profile's nine pictures
@@ -166,7 +162,7 @@ def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, 
                  np.asarray(TEMPLATE_SCALES_PX_PER_MM)):
         h.update(np.ascontiguousarray(part).tobytes() if isinstance(part, np.ndarray) else part)
     h.update(f"{cv2.__version__}/sift-0.02-12/v1".encode())
-    path = _template_cache_dir() / f"{h.hexdigest()[:32]}.npz"
+    path = cache_dir("templates") / f"{h.hexdigest()[:32]}.npz"
     try:
         with np.load(path) as z:
             t.kp_mm, t.desc, t.kp_ppm = z["kp_mm"], z["desc"], z["kp_ppm"]
@@ -174,11 +170,10 @@ def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, 
     except (OSError, KeyError, ValueError):
         pass
     _describe(t, gray, ppm, outline_mm, nfeatures)
+    buf = io.BytesIO()
+    np.savez(buf, kp_mm=t.kp_mm, desc=t.desc, kp_ppm=t.kp_ppm)
     try:  # a cache that cannot be written is only slower
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, kp_mm=t.kp_mm, desc=t.desc, kp_ppm=t.kp_ppm)
-        os.replace(tmp, path)
+        write_bytes(path, buf.getvalue())
     except OSError:
         pass
     return t

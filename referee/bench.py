@@ -7,7 +7,6 @@ printed beside their targets; nothing here is a pass/fail test.
 
 from __future__ import annotations
 
-import os
 import resource
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tableref import files
 from tableref.files import load_model, read_image, write_bytes, write_json
 
 GAMES = ("pitchfleet", "pitrush", "galaktico", "asfccg")
@@ -33,7 +33,7 @@ def one_core() -> None:
 
 
 def cache_dir() -> Path:
-    d = Path(os.environ.get("TABLEREF_CACHE", Path.home() / ".cache" / "tableref")) / "bench"
+    d = files.cache_dir("bench")
     d.mkdir(parents=True, exist_ok=True)
     return d
 

@@ -182,6 +182,11 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     return p
 
 
+def cache_dir(name: str) -> Path:
+    """The folder ``name`` of tableref's cache ($TABLEREF_CACHE, or ~/.cache/tableref); not created."""
+    return Path(os.environ.get("TABLEREF_CACHE", Path.home() / ".cache" / "tableref")) / name
+
+
 # ----------------------------------------------------------------------------------------- images
 
 _IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
