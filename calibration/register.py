@@ -104,6 +104,12 @@ def build_templates(profile: BoardProfile, nfeatures: int) -> list[Template]:
     return _templates_cached(key, nfeatures, (profile,))
 
 
+def _nominal_placements(profile: BoardProfile) -> list[TilePlacement]:
+    """The profile's nominal arrangement as tile placements (table mm)."""
+    return [TilePlacement(tile=p.tile, rotation_deg=p.rotation_deg, offset_mm=(p.x, p.y))
+            for p in profile.data.arrangement.nominal]
+
+
 def _build_templates(profile: BoardProfile, nfeatures: int) -> list[Template]:
     arr = profile.data.arrangement
     out: list[Template] = []
@@ -114,7 +120,7 @@ def _build_templates(profile: BoardProfile, nfeatures: int) -> list[Template]:
                                       np.asarray(tile.outline_polygon().exterior.coords)[:-1], nfeatures, tile))
         return out
     # fixed arrangement: compose the nominal layout into one picture
-    placements = [TilePlacement(tile=p.tile, rotation_deg=p.rotation_deg, offset_mm=(p.x, p.y)) for p in arr.nominal]
+    placements = _nominal_placements(profile)
     lay = Layout(profile, placements)
     x0, y0, x1, y1 = lay.support.bounds
     pics = {t.id: _tile_picture(profile, t) for t in profile.tiles}
@@ -212,9 +218,7 @@ def largest_ppm(profile: BoardProfile, photo_size: tuple[int, int]) -> float:
         side = min(min(t.size_mm) for t in tiles)
         ext = tuple(sorted((arr.grid[0] * side, arr.grid[1] * side)))
     elif arr.kind == "fixed" and arr.nominal:
-        placements = [TilePlacement(tile=p.tile, rotation_deg=p.rotation_deg, offset_mm=(p.x, p.y))
-                      for p in arr.nominal]
-        x0, y0, x1, y1 = Layout(profile, placements).support.bounds
+        x0, y0, x1, y1 = Layout(profile, _nominal_placements(profile)).support.bounds
         ext = tuple(sorted((x1 - x0, y1 - y0)))
     short_px, long_px = sorted(photo_size)
     return 1.25 * min(short_px / max(ext[0], 1e-6), long_px / max(ext[1], 1e-6))
@@ -1248,26 +1252,24 @@ class EdgeImage:
         self.g = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
         self.h, self.w = gray.shape
 
-    def across(self, xs: np.ndarray, ys: np.ndarray, dn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The gradient magnitude along the unit direction ``dn`` and the grey level, at the image
-        points (xs, ys)."""
-        t = np.array([-dn[1], dn[0]])
+    def profiles(self, xs: np.ndarray, ys: np.ndarray, dns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Along n lines of image points (xs, ys: (n, L)), each running along its unit direction
+        ``dns[k]``: the gradient magnitude along that direction and the grey level, both (n, L)."""
+        n, L = xs.shape
+        if n == 0:
+            return np.zeros((0, L)), np.zeros((0, L))
+        tx, ty = -dns[:, 1:], dns[:, :1]
         rows_x, rows_y = [xs], [ys]
         for a in (-1.0, 0.0, 1.0):
             for b in (1.0, -1.0):
-                rows_x.append(xs + b * dn[0] + a * t[0])
-                rows_y.append(ys + b * dn[1] + a * t[1])
-        mx = np.asarray(rows_x, np.float32)
-        my = np.asarray(rows_y, np.float32)
-        smp = cv2.remap(self.g, mx, my, cv2.INTER_LINEAR)
-        d = smp[1::2] - smp[2::2]
-        return np.abs(self._W @ d), smp[0].astype(np.float64)
-
-    def find(self, u: float, v: float, dn: np.ndarray, search_px: float, nearest: bool = True) -> float | None:
-        """Offset (px, along the unit normal dn, which points off the board) of the board edge near
-        (u, v), or None.  See :meth:`find_many`."""
-        off = self.find_many(np.array([u]), np.array([v]), np.asarray(dn, float)[None], search_px, nearest)[0]
-        return None if np.isnan(off) else float(off)
+                rows_x.append(xs + b * dns[:, :1] + a * tx)
+                rows_y.append(ys + b * dns[:, 1:] + a * ty)
+        mx = np.stack(rows_x, axis=1).reshape(-1, L).astype(np.float32)
+        my = np.stack(rows_y, axis=1).reshape(-1, L).astype(np.float32)
+        # (remap's maps must stay under 32767 rows)
+        smp = np.concatenate([cv2.remap(self.g, mx[k:k + 28000], my[k:k + 28000], cv2.INTER_LINEAR)
+                              for k in range(0, len(mx), 28000)]).reshape(n, 7, L).astype(np.float64)
+        return np.abs(np.einsum("k,nkl->nl", self._W, smp[:, 1::2] - smp[:, 2::2])), smp[:, 0]
 
     def find_many(self, us: np.ndarray, vs: np.ndarray, dns: np.ndarray, search_px: float,
                   nearest: bool = True) -> np.ndarray:
@@ -1289,19 +1291,7 @@ class EdgeImage:
         ys = vs[:, None] + offs * dns[:, 1:]
         valid = ((xs.min(axis=1) >= 2) & (ys.min(axis=1) >= 2) & (xs.max(axis=1) <= self.w - 3)
                  & (ys.max(axis=1) <= self.h - 3))
-        # grey along the line, and the six samples of the turned Sobel derivative
-        tx, ty = -dns[:, 1:], dns[:, :1]
-        rows_x, rows_y = [xs], [ys]
-        for a in (-1.0, 0.0, 1.0):
-            for b in (1.0, -1.0):
-                rows_x.append(xs + b * dns[:, :1] + a * tx)
-                rows_y.append(ys + b * dns[:, 1:] + a * ty)
-        mx = np.stack(rows_x, axis=1).reshape(-1, L).astype(np.float32)
-        my = np.stack(rows_y, axis=1).reshape(-1, L).astype(np.float32)
-        smp = np.concatenate([cv2.remap(self.g, mx[k:k + 28000], my[k:k + 28000], cv2.INTER_LINEAR)
-                              for k in range(0, len(mx), 28000)]).reshape(n, 7, L).astype(np.float64)
-        grey = smp[:, 0]
-        mag = np.abs(np.einsum("k,nkl->nl", self._W, smp[:, 1::2] - smp[:, 2::2]))
+        mag, grey = self.profiles(xs, ys, dns)
         lo, hi = pad, L - pad
         i = np.arange(lo, hi)
         # the step at i: mean grey of [i-7, i-2) against [i+3, i+8), from cumulative sums
@@ -1402,17 +1392,16 @@ def edge_check_mm(gray: np.ndarray, cam: CameraModel, lay: Layout, samples: int 
     out_in = shapely.contains_xy(support, *(pts + 4.0 * nrm).T) & shapely.contains_xy(support, *(pts - 4.0 * nrm).T)
     pts, nrm = pts[~out_in], nrm[~out_in]
     pp = cam.project_plane(np.concatenate([pts, pts + nrm])).reshape(2, -1, 2)
+    dn = pp[1] - pp[0]
+    mm_per_px = 1.0 / np.linalg.norm(dn, axis=1)
+    dn *= mm_per_px[:, None]
     offs = np.arange(-search_px, search_px + 1, dtype=np.float64)
+    xs = pp[0][:, :1] + offs * dn[:, :1]
+    ys = pp[0][:, 1:] + offs * dn[:, 1:]
+    inside = (xs.min(axis=1) >= 2) & (ys.min(axis=1) >= 2) & (xs.max(axis=1) <= w - 3) & (ys.max(axis=1) <= h - 3)
+    mags, _ = edges.profiles(xs[inside], ys[inside], dn[inside])
     errs = []
-    for (u, v), q in zip(pp[0], pp[1]):
-        dn = q - (u, v)
-        mm_per_px = 1.0 / np.linalg.norm(dn)
-        dn = dn / np.linalg.norm(dn)
-        xs = u + offs * dn[0]
-        ys = v + offs * dn[1]
-        if xs.min() < 2 or ys.min() < 2 or xs.max() > w - 3 or ys.max() > h - 3:
-            continue
-        mag, _ = edges.across(xs, ys, dn)
+    for mag, scale in zip(mags, mm_per_px[inside]):
         # the board edge is the strong local maximum nearest the model's edge (printed
         # borders near the edge make other maxima)
         peaks = [i for i in range(1, len(mag) - 1) if mag[i] >= mag[i - 1] and mag[i] >= mag[i + 1]
@@ -1421,7 +1410,7 @@ def edge_check_mm(gray: np.ndarray, cam: CameraModel, lay: Layout, samples: int 
             continue
         j = min(peaks, key=lambda i: abs(offs[i]))
         off = offs[j] + _parabola(mag[j - 1], mag[j], mag[j + 1])
-        errs.append(off * mm_per_px)
+        errs.append(off * scale)
     if len(errs) < 8:
         return None
     errs = np.array(errs)
