@@ -291,7 +291,10 @@ class Detector:
             res = attempt(s, up, 1)
             if best is None or res[0] < best[0]:
                 best, oversized = res, s.round and ratio > self.cfg.multi_area_ratio
-        good = best is not None and best[1][0].fit.rms_px < 1.3 and best[1][0].fit.inlier_frac > 0.92
+        def fits_well(c: Candidate) -> bool:
+            return c.fit.rms_px < 1.3 and c.fit.inlier_frac > 0.92
+
+        good = best is not None and fits_well(best[1][0])
         if not good or oversized:
             # several touching pieces of one kind
             # (overlapping pieces show less than their sum: a disc on another one)
@@ -302,7 +305,7 @@ class Detector:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:
                     best = res
-                if all(c.fit.rms_px < 1.3 and c.fit.inlier_frac > 0.92 for c in res[1]):
+                if all(fits_well(c) for c in res[1]):
                     break  # every piece of this reading fits its outline well: no other kind is tried
         return [] if best is None else best[1]
 

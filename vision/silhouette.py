@@ -122,9 +122,9 @@ def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
     All polygons' edges at once, on x and y planes of shape (N, edges) (reductions over a trailing
     axis of 2 are slow in numpy), reduced per polygon with ``reduceat``: the pose fit calls this
     thousands of times per frame."""
+    hulls = [h for h in hulls if len(h)]
     if not hulls:
         return np.full(len(points), np.inf)
-    hulls = [h for h in hulls if len(h)]
     starts = np.cumsum([0] + [len(h) for h in hulls[:-1]])
     a = np.concatenate(hulls)
     b = np.concatenate([np.concatenate([h[1:], h[:1]]) for h in hulls]) - a   # the edges
