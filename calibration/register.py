@@ -65,8 +65,11 @@ class Template:
     kp_ppm: np.ndarray = field(default=None)  # (N,) px per mm of the picture's size each came from
 
 
+_SIFT_PARAMS = {"contrastThreshold": 0.02, "edgeThreshold": 12}  # also part of the template cache's key
+
+
 def _sift(nfeatures: int):
-    return cv2.SIFT_create(nfeatures=nfeatures, contrastThreshold=0.02, edgeThreshold=12)
+    return cv2.SIFT_create(nfeatures=nfeatures, **_SIFT_PARAMS)
 
 
 _CLAHE = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
@@ -167,7 +170,7 @@ def _make_template(name, tiles, frame_to_tile, img, ppm, outline_mm, nfeatures, 
     for part in (gray.tobytes(), np.asarray(gray.shape), np.asarray(outline_mm, np.float64), np.asarray([ppm, nfeatures]),
                  np.asarray(TEMPLATE_SCALES_PX_PER_MM)):
         h.update(np.ascontiguousarray(part).tobytes() if isinstance(part, np.ndarray) else part)
-    h.update(f"{cv2.__version__}/sift-0.02-12/v1".encode())
+    h.update(f"{cv2.__version__}/{sorted(_SIFT_PARAMS.items())}/v1".encode())
     path = cache_dir("templates") / f"{h.hexdigest()[:32]}.npz"
     try:
         with np.load(path) as z:
