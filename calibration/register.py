@@ -415,8 +415,9 @@ def focal_from_homography(H: np.ndarray, pp: tuple[float, float]) -> float | Non
 class Problem:
     """Observations for the bundle adjustment (full-resolution image px).
 
-    Points: a tile-local point (mm) seen at an image point.  Edges: a point of a board's outline
-    (mm) seen on an image edge whose normal is ``edge_n``: only the distance across the edge counts.
+    Points: a tile-local point (mm) seen at an image point.  Edges: a point of a board's outline,
+    or of a straight line of its print (mm), seen on an image edge or line whose normal is
+    ``edge_n``: only the distance across it counts.
     """
 
     tile_of: np.ndarray   # (N,) index into tiles
@@ -427,8 +428,17 @@ class Problem:
     edge_local_mm: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     edge_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     edge_n: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    edge_weight: float = 1.0
+    edge_weight: np.ndarray | float = 1.0  # (M,) or one weight for all
     tile_scores: dict[str, float] = field(default_factory=dict)  # median picture correlation per tile
+
+    def __post_init__(self):
+        self.edge_weight = np.broadcast_to(np.asarray(self.edge_weight, dtype=np.float64),
+                                           (len(self.edge_px),)).copy()
+
+    @property
+    def size(self) -> int:
+        """How many observations (points and edge points)."""
+        return len(self.image_px) + len(self.edge_px)
 
     def thinned(self, per_tile: int, n_tiles: int) -> "Problem":
         """At most ``per_tile`` points and edge points per tile, spread evenly (a photo of 12 MP
@@ -445,11 +455,15 @@ class Problem:
         k = pick(self.tile_of)
         e = pick(self.edge_tile_of)
         return Problem(self.tile_of[k], self.local_mm[k], self.image_px[k], self.weight[k], self.edge_tile_of[e],
-                       self.edge_local_mm[e], self.edge_px[e], self.edge_n[e], self.edge_weight, self.tile_scores)
+                       self.edge_local_mm[e], self.edge_px[e], self.edge_n[e], self.edge_weight[e], self.tile_scores)
 
     def with_edges(self, edges: "Problem") -> "Problem":
-        return Problem(self.tile_of, self.local_mm, self.image_px, self.weight, edges.edge_tile_of,
-                       edges.edge_local_mm, edges.edge_px, edges.edge_n, edges.edge_weight)
+        """These observations and the edge observations of ``edges`` (added to this one's own)."""
+        return Problem(self.tile_of, self.local_mm, self.image_px, self.weight,
+                       np.concatenate([self.edge_tile_of, edges.edge_tile_of]).astype(int),
+                       np.concatenate([self.edge_local_mm, edges.edge_local_mm]),
+                       np.concatenate([self.edge_px, edges.edge_px]), np.concatenate([self.edge_n, edges.edge_n]),
+                       np.concatenate([self.edge_weight, edges.edge_weight]), self.tile_scores)
 
     @staticmethod
     def empty() -> "Problem":
@@ -458,6 +472,8 @@ class Problem:
 
 class CameraSolver:
     """Jointly fits camera intrinsics/pose and tile placements to correspondences."""
+
+    N_INTR = 6  # free intrinsics: f, k1, k2, p1, p2, aspect
 
     def __init__(self, image_size, tiles: list[str], ref: int, intrinsics: Intrinsics | None, cfg: RegistrationConfig,
                  nominal: list[TilePlacement] | None = None):
@@ -475,10 +491,13 @@ class CameraSolver:
     def _unpack(self, x: np.ndarray, placements0: list[TilePlacement]):
         i = 0
         if self.fixed_intr is None:
+            # focal length, distortion (k1, k2, p1, p2) and the pixels' aspect (fy / fx: a real
+            # sensor's calibrates a few tenths of a percent off 1, which moves a 12 MP photo's
+            # rims by pixels)
             f = x[0]
             dist = np.array([x[1], x[2], x[3], x[4], 0.0])
-            K = np.array([[f, 0, self.pp[0]], [0, f, self.pp[1]], [0, 0, 1.0]])
-            i = 5
+            K = np.array([[f, 0, self.pp[0]], [0, f * x[5], self.pp[1]], [0, 0, 1.0]])
+            i = self.N_INTR
         else:
             K, dist = self.fixed_intr.K, self.fixed_intr.dist
         rvec, tvec = x[i:i + 3], x[i + 3:i + 6]
@@ -527,7 +546,7 @@ class CameraSolver:
             # they only matter where the observations cannot tell
             w = 3.0
             res.append(np.array([(x[0] - self.f_prior) / (self.cfg.prior_f_sigma * self.f_prior),
-                                 x[1] / 0.3, x[2] / 0.3]) * w)
+                                 x[1] / 0.3, x[2] / 0.3, (x[5] - 1.0) / self.cfg.prior_aspect_sigma]) * w)
         return np.concatenate(res)
 
     def jacobian(self, x, prob: Problem, placements0):
@@ -546,10 +565,10 @@ class CameraSolver:
         _, J = cv2.projectPoints(obj, rvec, tvec, K, dist)
         J = J.reshape(-1, 2, J.shape[1])                       # (N, 2 [u, v], params)
         free = self.fixed_intr is None
-        i0 = 5 if free else 0
+        i0 = self.N_INTR if free else 0
         cols = []
         if free:
-            cols += [J[:, :, 6] + J[:, :, 7], J[:, :, 10], J[:, :, 11], J[:, :, 12], J[:, :, 13]]
+            cols += [J[:, :, 6] + x[5] * J[:, :, 7], J[:, :, 10], J[:, :, 11], J[:, :, 12], J[:, :, 13], x[0] * J[:, :, 7]]
         cols += [J[:, :, j] for j in range(6)]
         D = np.stack(cols, axis=2)                             # (N, 2, global params)
         R, _ = cv2.Rodrigues(rvec)
@@ -572,7 +591,7 @@ class CameraSolver:
         Jp[rows, :, base + 2] = d_table[rows, :, 1]
         out = [(Jp[:n] * prob.weight[:, None, None]).reshape(2 * n, n_par)]
         if m:
-            out.append(np.einsum("ni,nip->np", prob.edge_n, Jp[n:]) * np.asarray(prob.edge_weight)[..., None])
+            out.append(np.einsum("ni,nip->np", prob.edge_n, Jp[n:]) * prob.edge_weight[:, None])
         if self.nominal is not None:
             w = 0.5 * np.sqrt(n + m) / max(1, len(placements))
             P = np.zeros((3 * n_tiles, n_par))
@@ -581,9 +600,10 @@ class CameraSolver:
                 P[3 * t, j], P[3 * t + 1, j + 1], P[3 * t + 2, j + 2] = w / 0.3, w, w
             out.append(P)
         if free:
-            P = np.zeros((3, n_par))
+            P = np.zeros((4, n_par))
             P[0, 0] = 3.0 / (self.cfg.prior_f_sigma * self.f_prior)
             P[1, 1] = P[2, 2] = 3.0 / 0.3
+            P[3, 5] = 3.0 / self.cfg.prior_aspect_sigma
             out.append(P)
         return np.concatenate(out)
 
@@ -594,7 +614,7 @@ class CameraSolver:
         prob = prob.thinned(max(self.cfg.max_points // max(len(placements0), 1), 40), len(placements0))
         x0 = []
         if self.fixed_intr is None:
-            x0 += [K0[0, 0], dist0[0], dist0[1], dist0[2], dist0[3]]
+            x0 += [K0[0, 0], dist0[0], dist0[1], dist0[2], dist0[3], K0[1, 1] / K0[0, 0]]
         x0 += list(rvec0) + list(tvec0)
         x0 += [0.0] * (3 * (len(placements0) - 1))
         x0 = np.array(x0, dtype=np.float64)
@@ -604,12 +624,12 @@ class CameraSolver:
             lb[0], ub[0] = 0.2 * self.f_prior, 5.0 * self.f_prior
             if not free_distortion:  # too little seen to tell the lens: keep the focal length too
                 lb[0], ub[0] = x0[0] * (1 - 1e-9), x0[0] * (1 + 1e-9)
-            lim = [0.6, 0.6, 0.02, 0.02] if free_distortion else [1e-9] * 4
-            for j in range(4):
+            lim = [0.6, 0.6, 0.02, 0.02, 0.02] if free_distortion else [1e-9] * 5
+            for j in range(5):
                 lb[1 + j], ub[1 + j] = x0[1 + j] - lim[j], x0[1 + j] + lim[j]
         scale = []
         if self.fixed_intr is None:
-            scale += [0.02 * x0[0], 0.02, 0.02, 0.0005, 0.0005]
+            scale += [0.02 * x0[0], 0.02, 0.02, 0.0005, 0.0005, 0.001]
         scale += [0.002] * 3 + [1.0] * 3 + [0.1, 0.3, 0.3] * (len(placements0) - 1)
         x = x0
         for f_scale in ((self.cfg.robust_px,) if close else (4.0 * self.cfg.robust_px, self.cfg.robust_px)):
@@ -800,7 +820,7 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
         plan_prob = prob
         if patches:
             wide = dense_correspondences(gray, profile, placements, cam, cfg, 24.0, 4 * cfg.refine_search_px)
-            if len(wide.image_px) < 30:
+            if wide.size < 30:
                 continue
             plan_prob = wide
             K, dist, rvec, tvec, placements, sol = solver.solve(wide, placements, K, dist, rvec, tvec,
@@ -809,7 +829,6 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
         for search, nearest in steps:
             eobs = edge_observations(edges, cam, Layout(profile, placements), search, nearest)
             if len(eobs.edge_px) >= 8:
-                eobs.edge_weight = 1.0
                 K, dist, rvec, tvec, placements, sol = solver.solve(plan_prob.with_edges(eobs), placements, K, dist,
                                                                     rvec, tvec)
                 cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
@@ -829,7 +848,7 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
         if i:
             eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
         prob2 = dense_correspondences(gray, profile, placements, cam, cfg, spacing, search)
-        if len(prob2.image_px) >= 30:
+        if prob2.size >= 30:
             prob = prob2
         K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec,
                                                             close=i > 0)
@@ -866,7 +885,7 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
                       worst_tile_score=round(min(scores.values()), 4),
                       median_tile_score=round(float(np.median(list(scores.values()))), 4), mm_per_px=round(mmpp, 4),
                       distortion_from="camera" if intrinsics is not None else "edges",
-                      notes=[f"{len(prob.image_px)} correspondences", f"focal length {K[0, 0]:.1f} px"])
+                      notes=[f"{len(prob.image_px)} points and {len(prob.edge_px)} lines of the print matched", f"focal length {K[0, 0]:.1f} px"])
     appearance = {"wb_gains": board_white_balance(image, profile, placements, cam)}
     calib = build_calibration(profile, placements, cam, quality, profile_ref=profile_ref, source_image=source_image,
                               appearance=appearance)
@@ -1162,7 +1181,7 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
     search = cfg.refine_search_px if search_px is None else search_px
     h, w = gray.shape
     ncc_of: dict[int, list[float]] = {}
-    tile_of, local, img, wts = [], [], [], []
+    points, lines = [], []   # (tile, tile mm, photo px, weight[, normal])
     size = 2 * half + 1
     jj, ii = np.meshgrid(np.arange(size, dtype=np.float64), np.arange(size, dtype=np.float64))
     for t, pl in enumerate(placements):
@@ -1187,6 +1206,12 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
         u, v = img3s[:, 0, 0], img3s[:, 0, 1]
         m = half + search + 2
         ok = (u >= m) & (u < w - m) & (v >= m) & (v < h - m)
+        # pits are holes, not print: how their rims and walls look depends on the light and the
+        # view, so patches that reach into one are left out (the patch's half-diagonal, in mm)
+        if tile.pits:
+            reach = half * math.sqrt(2) * d / np.linalg.norm(img3s[:, 1] - img3s[:, 0], axis=1)
+            for pit in tile.pits:
+                ok &= np.linalg.norm(loc3s[:, 0] - np.asarray(pit.center), axis=1) > pit.radius + reach
         loc3s, img3s = loc3s[ok], img3s[ok]
         if len(loc3s) == 0:
             continue
@@ -1205,7 +1230,8 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
         patches = cv2.remap(pic_g, mx.reshape(len(M), -1).astype(np.float32), my.reshape(len(M), -1).astype(np.float32),
                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT).reshape(-1, size, size)
         textured = np.flatnonzero(patches.reshape(len(patches), -1).std(axis=1) >= 6.0)
-        for k in textured:
+        normal, is_line = _line_patches(patches[textured], cfg.refine_line_ratio)
+        for k, nrm, line in zip(textured, normal, is_line):
             sx0, sy0 = uu0[k] - search, vv0[k] - search
             region = gray[sy0:sy0 + size + 2 * search, sx0:sx0 + size + 2 * search].astype(np.float32)
             res = cv2.matchTemplate(region, patches[k], cv2.TM_CCOEFF_NORMED)
@@ -1213,23 +1239,53 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
             ncc_of.setdefault(t, []).append(best)
             if best < 0.6 or not (0 < loc[0] < res.shape[1] - 1 and 0 < loc[1] < res.shape[0] - 1):
                 continue
-            cx = loc[0] + _parabola(res[loc[1], loc[0] - 1], best, res[loc[1], loc[0] + 1])
-            cy = loc[1] + _parabola(res[loc[1] - 1, loc[0]], best, res[loc[1] + 1, loc[0]])
+            if line:
+                # a line: the correlation is a ridge along it; its crest is found across it
+                off = _parabola(_bilinear(res, loc[0] - nrm[0], loc[1] - nrm[1]), best,
+                                _bilinear(res, loc[0] + nrm[0], loc[1] + nrm[1]))
+                cx, cy = loc[0] + off * nrm[0], loc[1] + off * nrm[1]
+            else:
+                cx = loc[0] + _parabola(res[loc[1], loc[0] - 1], best, res[loc[1], loc[0] + 1])
+                cy = loc[1] + _parabola(res[loc[1] - 1, loc[0]], best, res[loc[1] + 1, loc[0]])
             # the patch's centre pixel (half, half) sits at photo (uu0 + half + dx, vv0 + half + dy)
             du, dv = cx - search, cy - search
             # which tile point is at the patch centre? the one the affine maps there
             pc = M[k] @ np.array([half, half, 1.0])
-            tile_of.append(t)
-            local.append((pc + 0.5) / ppm)
-            img.append([uu0[k] + half + du, vv0[k] + half + dv])
-            wts.append(min(1.0, (best - 0.5) * 2.5))
+            obs = (t, (pc + 0.5) / ppm, [uu0[k] + half + du, vv0[k] + half + dv], min(1.0, (best - 0.5) * 2.5))
+            (lines if line else points).append(obs + ((nrm,) if line else ()))
     scores = {placements[t].tile: float(np.median(v)) for t, v in ncc_of.items()}
-    if not tile_of:
-        prob = Problem.empty()
-    else:
-        prob = Problem(np.array(tile_of), np.array(local), np.array(img), np.array(wts))
+
+    def cols(obs, j, empty):
+        return np.array([o[j] for o in obs]) if obs else empty
+
+    prob = Problem(cols(points, 0, np.zeros(0, int)), cols(points, 1, np.zeros((0, 2))),
+                   cols(points, 2, np.zeros((0, 2))), cols(points, 3, np.zeros(0)),
+                   cols(lines, 0, np.zeros(0, int)), cols(lines, 1, np.zeros((0, 2))), cols(lines, 2, np.zeros((0, 2))),
+                   cols(lines, 4, np.zeros((0, 2))), cols(lines, 3, np.zeros(0)))
     prob.tile_scores = scores
     return prob
+
+
+def _line_patches(patches: np.ndarray, ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    """For (n, s, s) patches: the unit direction (x, y) across which each varies most, and whether
+    it is a line (varies ``ratio`` times less along the line than across: the structure tensor's
+    eigenvalues)."""
+    if len(patches) == 0:
+        return np.zeros((0, 2)), np.zeros(0, bool)
+    gy, gx = np.gradient(patches.astype(np.float64), axis=(1, 2))
+    a, b, c = (gx * gx).sum(axis=(1, 2)), (gx * gy).sum(axis=(1, 2)), (gy * gy).sum(axis=(1, 2))
+    root = np.sqrt(((a - c) / 2) ** 2 + b * b)
+    big, small = (a + c) / 2 + root, (a + c) / 2 - root
+    theta = 0.5 * np.arctan2(2 * b, a - c)
+    return np.column_stack([np.cos(theta), np.sin(theta)]), small < ratio * np.maximum(big, 1e-12)
+
+
+def _bilinear(img: np.ndarray, x: float, y: float) -> float:
+    """``img`` at a fractional pixel (x, y) inside it."""
+    x0, y0 = min(int(x), img.shape[1] - 2), min(int(y), img.shape[0] - 2)
+    fx, fy = x - x0, y - y0
+    return float((img[y0, x0] * (1 - fx) + img[y0, x0 + 1] * fx) * (1 - fy)
+                 + (img[y0 + 1, x0] * (1 - fx) + img[y0 + 1, x0 + 1] * fx) * fy)
 
 
 def _parabola(a: float, b: float, c: float) -> float:
@@ -1359,12 +1415,11 @@ def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px
     dn /= np.linalg.norm(dn, axis=1, keepdims=True)
     off = edges.find_many(px[0][:, 0], px[0][:, 1], dn, search_px, nearest)
     found = ~np.isnan(off)
-    if found.any():
-        prob.edge_tile_of = np.concatenate(tiles)[found]
-        prob.edge_local_mm = np.concatenate(local)[found]
-        prob.edge_px = px[0][found] + off[found, None] * dn[found]
-        prob.edge_n = dn[found]
-    return prob
+    if not found.any():
+        return prob
+    e = Problem.empty()
+    return Problem(e.tile_of, e.local_mm, e.image_px, e.weight, np.concatenate(tiles)[found],
+                   np.concatenate(local)[found], px[0][found] + off[found, None] * dn[found], dn[found])
 
 
 def edge_check_mm(gray: np.ndarray, cam: CameraModel, lay: Layout, samples: int = 12, search_px: int = 6,

@@ -33,10 +33,14 @@ class RegistrationConfig:
     min_inlier_ratio: float = 0.08
     prior_hfov_deg: float = 62.0           # weak prior on the focal length when no camera.json is given
     prior_f_sigma: float = 0.35            # relative sigma of that prior
+    prior_aspect_sigma: float = 0.005      # sigma of the prior on the pixels' aspect fy / fx around 1
     robust_px: float = 1.0                 # Huber scale of the bundle adjustment, full-resolution px
     max_points: int = 1200               # observations the bundle adjustment uses (spread over the tiles)
     refine_patch_px: int = 15              # half-size of the patches of the dense refinement
     refine_search_px: int = 4
+    refine_line_ratio: float = 0.15        # a patch whose print varies this much less along one direction
+                                           # than across it (structure tensor eigenvalues) is a line: it
+                                           # slides along itself, so only its distance across counts
     min_brightness: float = 25.0           # mean grey level below which a photo is "too dark"
     min_sharpness: float = 8.0             # Laplacian RMS below which a photo is "too blurred"
     frame_margin_px: float = 2.0           # boards must lie this far inside the image

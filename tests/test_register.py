@@ -96,18 +96,16 @@ def test_bundle_adjustment_jacobian_matches_numerical_differences(free_lens, nom
     rng = np.random.default_rng(3)
     places = [TilePlacement(tile=f"t{i}", rotation_deg=30.0 * i, offset_mm=(200.0 * i, 15.0 * i)) for i in range(3)]
     n, m = 60, 30
-    prob = Problem(rng.integers(0, 3, n), rng.uniform(0, 150, (n, 2)), rng.uniform(0, 1900, (n, 2)),
-                   rng.uniform(0.2, 1.0, n))
-    prob.edge_tile_of = rng.integers(0, 3, m)
-    prob.edge_local_mm = rng.uniform(0, 150, (m, 2))
-    prob.edge_px = rng.uniform(0, 1900, (m, 2))
     nrm = rng.normal(size=(m, 2))
-    prob.edge_n = nrm / np.linalg.norm(nrm, axis=1, keepdims=True)
+    prob = Problem(rng.integers(0, 3, n), rng.uniform(0, 150, (n, 2)), rng.uniform(0, 1900, (n, 2)),
+                   rng.uniform(0.2, 1.0, n), rng.integers(0, 3, m), rng.uniform(0, 150, (m, 2)),
+                   rng.uniform(0, 1900, (m, 2)), nrm / np.linalg.norm(nrm, axis=1, keepdims=True),
+                   rng.uniform(0.2, 1.0, m))
     intr = None if free_lens else Intrinsics((1920, 1080), np.array([[1500.0, 0, 960], [0, 1500, 540], [0, 0, 1]]),
                                               np.array([-0.1, 0.02, 0.001, -0.001, 0.0]))
     solver = CameraSolver((1920, 1080), [p.tile for p in places], 0, intr, RegistrationConfig(),
                           nominal=places if nominal else None)
-    x = ([1450.0, -0.12, 0.03, 0.001, -0.002] if free_lens else []) + [0.3, -0.2, 0.1, -300.0, -200.0, 900.0]
+    x = ([1450.0, -0.12, 0.03, 0.001, -0.002, 1.004] if free_lens else []) + [0.3, -0.2, 0.1, -300.0, -200.0, 900.0]
     x = np.array(x + list(rng.normal(0, [1.0, 2.0, 2.0], (2, 3)).ravel()))
     analytic = solver.jacobian(x, prob, places)
     numeric = approx_derivative(solver.residuals, x, method="3-point", args=(prob, places))
@@ -132,3 +130,47 @@ def test_template_features_are_kept_on_disk_and_reused(tmp_path, monkeypatch):
     assert sorted((tmp_path / "templates").glob("*.npz")) == files
     _build_templates(prof, 300)  # other settings: other features, kept beside the first
     assert len(list((tmp_path / "templates").glob("*.npz"))) == 2 * len(first)
+
+
+def test_patches_of_a_straight_line_are_told_from_corners():
+    """A patch showing one straight line slides along it: it is classed a line, with its normal
+    across the line; a corner (two lines) pins both directions and is not."""
+    from calibration.register import _line_patches
+    from tableref.config import RegistrationConfig
+
+    size = 31
+    line = np.full((size, size), 120.0, np.float32)
+    ang = np.radians(30.0)          # the line's direction; its normal is at 120 degrees
+    yy, xx = np.mgrid[0:size, 0:size] - size // 2
+    across = -np.sin(ang) * xx + np.cos(ang) * yy
+    line[np.abs(across) < 1.5] = 230.0
+    corner = np.full((size, size), 120.0, np.float32)
+    corner[size // 2:, size // 2:] = 230.0
+    noise = np.random.default_rng(0).normal(0, 2.0, (2, size, size)).astype(np.float32)
+    normal, is_line = _line_patches(np.stack([line, corner]) + noise, RegistrationConfig().refine_line_ratio)
+    assert is_line.tolist() == [True, False]
+    # the normal is across the line (either sign)
+    assert abs(abs(float(normal[0] @ [np.cos(ang + np.pi / 2), np.sin(ang + np.pi / 2)])) - 1.0) < 0.01
+
+
+def test_bundle_adjustment_recovers_the_pixel_aspect():
+    """A camera whose pixels are 0.4% taller than wide (as real sensors calibrate) moves a 12 MP
+    photo's rims by pixels: fitted from a square-pixel start, the aspect comes back."""
+    from calibration.camera import CameraModel, Intrinsics, Pose
+    from calibration.model import TilePlacement
+    from calibration.register import CameraSolver, Problem
+    from tableref.config import RegistrationConfig
+
+    w, h = 4056, 3040
+    K = np.array([[3300.0, 0, (w - 1) / 2], [0, 3300.0 * 1.004, (h - 1) / 2], [0, 0, 1]])
+    dist = np.array([-0.05, 0.01, 0.0, 0.0, 0.0])
+    true = CameraModel(Intrinsics((w, h), K, dist), Pose(np.array([0.15, -0.1, 0.02]), np.array([-350.0, -220.0, 900.0])))
+    places = [TilePlacement(tile="mat", rotation_deg=0.0, offset_mm=(0.0, 0.0))]
+    gx, gy = np.meshgrid(np.linspace(10, 710, 24), np.linspace(10, 410, 14))
+    local = np.column_stack([gx.ravel(), gy.ravel()])
+    prob = Problem(np.zeros(len(local), int), local, true.project_plane(local), np.ones(len(local)))
+    solver = CameraSolver((w, h), ["mat"], 0, None, RegistrationConfig())
+    K0 = K.copy()
+    K0[1, 1] = K0[0, 0]
+    K1, *_ = solver.solve(prob, places, K0, np.zeros(5), true.pose.rvec + 0.01, true.pose.tvec + 5.0)
+    assert abs(K1[1, 1] / K1[0, 0] - 1.004) < 5e-4
