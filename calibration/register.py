@@ -624,7 +624,9 @@ class CameraSolver:
             lb[0], ub[0] = 0.2 * self.f_prior, 5.0 * self.f_prior
             if not free_distortion:  # too little seen to tell the lens: keep the focal length too
                 lb[0], ub[0] = x0[0] * (1 - 1e-9), x0[0] * (1 + 1e-9)
-            lim = [0.6, 0.6, 0.02, 0.02, 0.02] if free_distortion else [1e-9] * 5
+            # the pixels' aspect is a fine correction: only freed for the last, close fit (earlier
+            # it would soak up a coarse fit's errors)
+            lim = [0.6, 0.6, 0.02, 0.02, 0.02 if close else 1e-9] if free_distortion else [1e-9] * 5
             for j in range(5):
                 lb[1 + j], ub[1 + j] = x0[1 + j] - lim[j], x0[1 + j] + lim[j]
         scale = []

@@ -172,5 +172,5 @@ def test_bundle_adjustment_recovers_the_pixel_aspect():
     solver = CameraSolver((w, h), ["mat"], 0, None, RegistrationConfig())
     K0 = K.copy()
     K0[1, 1] = K0[0, 0]
-    K1, *_ = solver.solve(prob, places, K0, np.zeros(5), true.pose.rvec + 0.01, true.pose.tvec + 5.0)
+    K1, *_ = solver.solve(prob, places, K0, np.zeros(5), true.pose.rvec + 0.01, true.pose.tvec + 5.0, close=True)
     assert abs(K1[1, 1] / K1[0, 0] - 1.004) < 5e-4
