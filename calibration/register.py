@@ -491,9 +491,9 @@ class CameraSolver:
     def _unpack(self, x: np.ndarray, placements0: list[TilePlacement]):
         i = 0
         if self.fixed_intr is None:
-            # focal length, distortion (k1, k2, p1, p2) and the pixels' aspect (fy / fx: a real
-            # sensor's calibrates a few tenths of a percent off 1, which moves a 12 MP photo's
-            # rims by pixels)
+            # focal length, distortion (k1, k2, p1, p2) and the pixels' aspect (fy / fx: real
+            # cameras calibrate a few tenths of a percent off 1, which moves a 12 MP photo's rims
+            # by pixels)
             f = x[0]
             dist = np.array([x[1], x[2], x[3], x[4], 0.0])
             K = np.array([[f, 0, self.pp[0]], [0, f * x[5], self.pp[1]], [0, 0, 1.0]])
@@ -568,7 +568,9 @@ class CameraSolver:
         i0 = self.N_INTR if free else 0
         cols = []
         if free:
-            cols += [J[:, :, 6] + x[5] * J[:, :, 7], J[:, :, 10], J[:, :, 11], J[:, :, 12], J[:, :, 13], x[0] * J[:, :, 7]]
+            # fx = f, fy = f * aspect
+            cols += [J[:, :, 6] + x[5] * J[:, :, 7], J[:, :, 10], J[:, :, 11], J[:, :, 12], J[:, :, 13],
+                     x[0] * J[:, :, 7]]
         cols += [J[:, :, j] for j in range(6)]
         D = np.stack(cols, axis=2)                             # (N, 2, global params)
         R, _ = cv2.Rodrigues(rvec)
@@ -887,7 +889,8 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
                       worst_tile_score=round(min(scores.values()), 4),
                       median_tile_score=round(float(np.median(list(scores.values()))), 4), mm_per_px=round(mmpp, 4),
                       distortion_from="camera" if intrinsics is not None else "edges",
-                      notes=[f"{len(prob.image_px)} points and {len(prob.edge_px)} lines of the print matched", f"focal length {K[0, 0]:.1f} px"])
+                      notes=[f"{len(prob.image_px)} points and {len(prob.edge_px)} lines of the print matched",
+                             f"focal length {K[0, 0]:.1f} px"])
     appearance = {"wb_gains": board_white_balance(image, profile, placements, cam)}
     calib = build_calibration(profile, placements, cam, quality, profile_ref=profile_ref, source_image=source_image,
                               appearance=appearance)
