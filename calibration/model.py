@@ -98,6 +98,8 @@ class Quality(Part):
     corner_rms_mm: float | None = pydantic.Field(None, description="tile corner fit residual on the board, mm")
     worst_tile_score: float | None = pydantic.Field(None, description="lowest identification score of any tile")
     median_tile_score: float | None = pydantic.Field(None, description="the tiles' median identification score")
+    worst_part_score: float | None = pydantic.Field(
+        None, description="lowest median patch correlation over any well-printed part (~120 mm) of any tile")
     mm_per_px: float | None = pydantic.Field(None, description="board scale at the centre of the view")
     distortion_from: Literal["camera", "edges", "none", "simulator"] = "none"
     notes: list[str] = []
@@ -107,8 +109,10 @@ class Bounds(Part):
     max_reprojection_rms_px: float = 3.0  # noise of one picture correspondence; a wrong fit is far above
     max_corner_rms_mm: float = 1.5
     min_tile_score: float = 0.3  # median patch correlation; a wrong tile or turn scores near 0
-    min_tile_score_ratio: float = 0.6  # a tile fitting far worse than the others is misplaced
+    min_tile_score_ratio: float = 0.4  # a tile fitting far worse than the others is misplaced (one that
+                                       # is partly off shows in the weakest part's score)
     max_mm_per_px: float = 2.0
+    min_part_score: float = 0.15  # a part of a board whose print matches nothing: the fit misses it
 
 
 class CalibrationFile(FileModel):
@@ -306,6 +310,9 @@ class Calibration:
               and q.worst_tile_score < b.min_tile_score_ratio * q.median_tile_score):
             out.append(f"a tile fits its picture far worse than the others ({q.worst_tile_score:.2f} against "
                        f"{q.median_tile_score:.2f}): it may be misplaced")
+        if q.worst_part_score is not None and q.worst_part_score < b.min_part_score:
+            out.append(f"part of a board does not match its picture where the fit puts it (score "
+                       f"{q.worst_part_score:.2f} < {b.min_part_score}): the fit misses that part")
         if q.mm_per_px is not None and q.mm_per_px > b.max_mm_per_px:
             out.append(f"resolution {q.mm_per_px:.2f} mm/px is coarser than {b.max_mm_per_px} mm/px")
         return out

@@ -430,6 +430,7 @@ class Problem:
     edge_n: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     edge_weight: np.ndarray | float = 1.0  # (M,) or one weight for all
     tile_scores: dict[str, float] = field(default_factory=dict)  # median picture correlation per tile
+    part_scores: dict[str, float] = field(default_factory=dict)  # ... in the tile's weakest part
 
     def __post_init__(self):
         self.edge_weight = np.broadcast_to(np.asarray(self.edge_weight, dtype=np.float64),
@@ -847,8 +848,11 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
         cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
     eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
     # picture patches, coarse to fine: a sparse set searched wide (the features were found on a
-    # small copy of the photo, and edges alone pin the lens weakly), then a dense set searched close
-    for i, (spacing, search) in enumerate(((2.0 * 12.0, 3 * cfg.refine_search_px), (12.0, cfg.refine_search_px))):
+    # small copy of the photo, and edges alone pin the lens weakly), then a dense set searched
+    # close, matched again where the fit has moved them, until the boards stop moving
+    passes = [(2.0 * 12.0, 3 * cfg.refine_search_px)] + [(12.0, cfg.refine_search_px)] * cfg.refine_max_passes
+    corners_px = None
+    for i, (spacing, search) in enumerate(passes):
         if i:
             eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
         prob2 = dense_correspondences(gray, profile, placements, cam, cfg, spacing, search)
@@ -857,6 +861,11 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
         K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec,
                                                             close=i > 0)
         cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+        lay = Layout(profile, placements)
+        now = cam.project_plane(np.concatenate([lay.tile_corners(pl) for pl in placements]))
+        if i > 0 and np.abs(now - corners_px).max() < cfg.refine_settled_px:
+            break
+        corners_px = now
     timings["refine"] = time.perf_counter() - t0
 
     # ---- a board that looks the same turned (a hexagon): its print decides which way round it lies
@@ -884,10 +893,12 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     # identification score: how well each tile's picture correlates with the photo where the model
     # puts it (median over textured patches; a wrong tile or turn scores near 0)
     scores = {pl.tile: prob2.tile_scores.get(pl.tile, 0.0) for pl in placements}
+    part_scores = [prob2.part_scores.get(pl.tile, 0.0) for pl in placements]
     mmpp = float(cam.mm_per_px_at(np.asarray(lay.support.centroid.coords))[0])
     quality = Quality(reprojection_rms_px=round(rms, 4), corner_rms_mm=round(edge_mm, 4) if edge_mm is not None else None,
                       worst_tile_score=round(min(scores.values()), 4),
-                      median_tile_score=round(float(np.median(list(scores.values()))), 4), mm_per_px=round(mmpp, 4),
+                      median_tile_score=round(float(np.median(list(scores.values()))), 4),
+                      worst_part_score=round(min(part_scores), 4), mm_per_px=round(mmpp, 4),
                       distortion_from="camera" if intrinsics is not None else "edges",
                       notes=[f"{len(prob.image_px)} points and {len(prob.edge_px)} lines of the print matched",
                              f"focal length {K[0, 0]:.1f} px"])
@@ -1241,7 +1252,7 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
             region = gray[sy0:sy0 + size + 2 * search, sx0:sx0 + size + 2 * search].astype(np.float32)
             res = cv2.matchTemplate(region, patches[k], cv2.TM_CCOEFF_NORMED)
             _, best, _, loc = cv2.minMaxLoc(res)
-            ncc_of.setdefault(t, []).append(best)
+            ncc_of.setdefault(t, []).append((best, *loc3s[k, 0]))
             if best < 0.6 or not (0 < loc[0] < res.shape[1] - 1 and 0 < loc[1] < res.shape[0] - 1):
                 continue
             if line:
@@ -1258,7 +1269,9 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
             pc = M[k] @ np.array([half, half, 1.0])
             obs = (t, (pc + 0.5) / ppm, [uu0[k] + half + du, vv0[k] + half + dv], min(1.0, (best - 0.5) * 2.5))
             (lines if line else points).append(obs + ((nrm,) if line else ()))
-    scores = {placements[t].tile: float(np.median(v)) for t, v in ncc_of.items()}
+    scores = {placements[t].tile: float(np.median(np.array(v)[:, 0])) for t, v in ncc_of.items()}
+    part_scores = {placements[t].tile: _weakest_part_score(np.array(v), profile.tile(placements[t].tile).size_mm,
+                                                           cfg.score_cell_mm) for t, v in ncc_of.items()}
 
     def cols(obs, j, empty):
         return np.array([o[j] for o in obs]) if obs else empty
@@ -1268,7 +1281,23 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
                    cols(lines, 0, np.zeros(0, int)), cols(lines, 1, np.zeros((0, 2))), cols(lines, 2, np.zeros((0, 2))),
                    cols(lines, 4, np.zeros((0, 2))), cols(lines, 3, np.zeros(0)))
     prob.tile_scores = scores
+    prob.part_scores = part_scores
     return prob
+
+
+def _weakest_part_score(ncc_xy: np.ndarray, size_mm, cell_mm: float) -> float:
+    """How well a tile's print matches the photo where the model puts it, in its weakest part: the
+    median patch correlation over each cell of ``cell_mm``, the lowest of them.  A fit that holds
+    one end of a big board and misses the other scores low there, however well the rest matches.
+    Cells with clearly fewer textured patches than most (a hexagon's tips, the print between
+    pits) do not count on their own."""
+    ncc, x, y = ncc_xy[:, 0], ncc_xy[:, 1], ncc_xy[:, 2]
+    nx, ny = max(1, int(round(size_mm[0] / cell_mm))), max(1, int(round(size_mm[1] / cell_mm)))
+    cell = (np.clip((x / size_mm[0] * nx).astype(int), 0, nx - 1) * ny
+            + np.clip((y / size_mm[1] * ny).astype(int), 0, ny - 1))
+    cells, counts = np.unique(cell, return_counts=True)
+    enough = max(6.0, 0.6 * float(np.median(counts)))
+    return min([float(np.median(ncc))] + [float(np.median(ncc[cell == c])) for c, k in zip(cells, counts) if k >= enough])
 
 
 def _line_patches(patches: np.ndarray, ratio: float) -> tuple[np.ndarray, np.ndarray]:
@@ -1336,19 +1365,26 @@ class EdgeImage:
         return np.abs(np.einsum("k,nkl->nl", self._W, smp[:, 1::2] - smp[:, 2::2])), smp[:, 0]
 
     def find_many(self, us: np.ndarray, vs: np.ndarray, dns: np.ndarray, search_px: float,
-                  nearest: bool = True) -> np.ndarray:
+                  nearest: bool = True, inside: np.ndarray | None = None, min_ncc: float = 0.6) -> np.ndarray:
         """For each image point (us, vs) and unit normal ``dns`` (pointing off the board): the offset
         (px, along the normal) of the board edge near it, NaN where none is found.
 
         The board's edge is a *step* between the board and the table: what lies a few pixels
         inside differs from what lies a few pixels outside.  A printed line near the edge is a
         ridge (the same on both sides) and is passed over.  Of the strong steps, the one nearest
-        the point is taken (``nearest``), or the strongest."""
+        the point is taken (``nearest``), or the strongest.
+
+        ``inside`` (n, J): where the board's own picture shows what lies just inside its edge (grey
+        levels 0.5, 1.5, ... px inward; NaN rows where it is plain), the edge is where the photo
+        inside it correlates best with that (``min_ncc`` at least): a rounded-over rim or a
+        border printed along the edge is then told from the edge itself, whatever the table
+        looks like."""
         n = len(us)
         out = np.full(n, np.nan)
         if n == 0:
             return out
-        pad = 8
+        J = 0 if inside is None else inside.shape[1]
+        pad = max(8, J)
         offs = np.arange(-search_px - pad, search_px + pad + 1, dtype=np.float64)
         L = len(offs)
         xs = us[:, None] + offs * dns[:, :1]
@@ -1377,7 +1413,43 @@ class EdgeImage:
         den = a - 2 * b + cc
         sub = np.where(np.abs(den) < 1e-9, 0.0, np.clip(0.5 * (a - cc) / np.where(den == 0, 1.0, den), -0.5, 0.5))
         out[ok] = (offs[jj] + sub)[ok]
+        if inside is not None:
+            pic = np.isfinite(inside).all(axis=1)
+            if pic.any():
+                by_pic = self._by_picture(grey[pic], mag[pic], inside[pic], offs, lo, hi, min_ncc, valid[pic])
+                # where the picture's print is not recognised, the step found is kept
+                out[pic] = np.where(np.isnan(by_pic), out[pic], by_pic)
         return out
+
+    @staticmethod
+    def _by_picture(grey: np.ndarray, mag: np.ndarray, inside: np.ndarray, offs: np.ndarray, lo: int, hi: int,
+                    min_ncc: float, valid: np.ndarray, step_weight: float = 0.3) -> np.ndarray:
+        """The edge offsets where the photo just inside best matches the picture's ``inside``
+        profiles (normalised cross-correlation, at least ``min_ncc``, else NaN) and the photo
+        steps: the score adds ``step_weight`` times the gradient there, relative to the strongest
+        in the search.  The correlation alone cannot tell a sharp rim from a soft ramp into a
+        board's shadow; the gradient alone cannot see an edge between a rim and a table of the
+        same grey."""
+        n, J = inside.shape
+        # the photo inward from each candidate i: grey[i], grey[i-1], ... grey[i-J+1]; the edge
+        # itself lies half a pixel outward of grey[i].  The first pixel inside is left out of the
+        # comparison: blurred with the table, which the picture does not show.
+        win = np.lib.stride_tricks.sliding_window_view(grey, J, axis=1)[:, lo - J + 1:hi - J + 1, ::-1][:, :, 1:]
+        a = win - win.mean(axis=2, keepdims=True)
+        b = inside[:, 1:] - inside[:, 1:].mean(axis=1, keepdims=True)
+        ncc = np.einsum("nij,nj->ni", a, b) / np.maximum(
+            np.sqrt((a * a).sum(axis=2) * (b * b).sum(axis=1)[:, None]), 1e-9)
+        g = 0.5 * (mag[:, lo:hi] + mag[:, lo + 1:hi + 1])        # the gradient half a pixel out
+        score = ncc + step_weight * g / np.maximum(g.max(axis=1, keepdims=True), 1e-9)
+        j = np.argmax(score, axis=1)
+        r = np.arange(n)
+        best = score[r, j]
+        inner = (j > 0) & (j < score.shape[1] - 1)
+        jm, jp = np.clip(j - 1, 0, score.shape[1] - 1), np.clip(j + 1, 0, score.shape[1] - 1)
+        den = score[r, jm] - 2 * best + score[r, jp]
+        sub = np.where(inner & (np.abs(den) > 1e-9),
+                       np.clip(0.5 * (score[r, jm] - score[r, jp]) / np.where(den == 0, 1.0, den), -0.5, 0.5), 0.0)
+        return np.where(valid & inner & (ncc[r, j] >= min_ncc), offs[lo + j] + 0.5 + sub, np.nan)
 
 
 def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px: float, nearest: bool = True,
@@ -1385,16 +1457,21 @@ def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px
     """Points of every board edge that borders the table, located on the photo across the edge."""
     support = lay.support
     shapely.prepare(support)
-    tiles, local, qs, ns = [], [], [], []
+    tiles, local, qs, ns, inward = [], [], [], [], []
     for t, pl in enumerate(lay.placements):
         tile = lay.profile.tile(pl.tile)
-        ring = np.asarray(tile.outline_polygon().exterior.coords)[:-1]
+        outline = tile.outline_polygon()
+        ring = np.asarray(outline.exterior.coords)[:-1]
+        centre = np.asarray(outline.centroid.coords[0])
         k = len(ring)
         for i in range(k):
             a, b = ring[i], ring[(i + 1) % k]
             L = float(np.linalg.norm(b - a))
             if L < 30:
                 continue
+            n_in = np.array([-(b - a)[1], (b - a)[0]]) / L   # the side's inward normal, tile mm
+            if np.dot(centre - (a + b) / 2, n_in) < 0:
+                n_in = -n_in
             # along the whole side, to within a few mm of its corners: the lens bends most there,
             # and nothing else is seen so far out
             ts = np.linspace(3.0, L - 3.0, max(2, int(round((L - 6.0) / spacing_mm)) + 1)) / L
@@ -1411,14 +1488,18 @@ def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px
             local.append(pts_loc[outside])
             qs.append(tab[outside])
             ns.append(np.broadcast_to(nrm, (int(outside.sum()), 2)))
+            inward.append(np.broadcast_to(n_in, (int(outside.sum()), 2)))
     prob = Problem.empty()
     if not tiles:
         return prob
     tab = np.concatenate(qs)
     px = cam.project_plane(np.concatenate([tab, tab + np.concatenate(ns)])).reshape(2, -1, 2)
     dn = px[1] - px[0]
-    dn /= np.linalg.norm(dn, axis=1, keepdims=True)
-    off = edges.find_many(px[0][:, 0], px[0][:, 1], dn, search_px, nearest)
+    px_per_mm = np.linalg.norm(dn, axis=1)
+    dn /= px_per_mm[:, None]
+    inside = _inside_profiles(lay, np.concatenate(tiles), np.concatenate(local), np.concatenate(inward), px_per_mm,
+                              search_px)
+    off = edges.find_many(px[0][:, 0], px[0][:, 1], dn, search_px, nearest, inside)
     found = ~np.isnan(off)
     if not found.any():
         return prob
@@ -1427,58 +1508,71 @@ def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px
                    np.concatenate(local)[found], px[0][found] + off[found, None] * dn[found], dn[found])
 
 
-def edge_check_mm(gray: np.ndarray, cam: CameraModel, lay: Layout, samples: int = 12, search_px: int = 6,
-                  edges: EdgeImage | None = None) -> float | None:
-    """RMS distance (mm) between the boards' outer edges as the model places them and the strongest
-    grey-level edge found across each, measured on the photo (independent of the pictures).
-    ``edges``: the photo's gradients if already computed."""
-    edges = edges or EdgeImage(gray)
-    h, w = gray.shape
-    # sample points along every tile side, with their outward normals (table mm)
-    pts, nrm = [], []
-    for pl in lay.placements:
-        corners = lay.tile_corners(pl)
-        k = len(corners)
-        for i in range(k):
-            a, b = corners[i], corners[(i + 1) % k]
-            n = np.array([-(b - a)[1], (b - a)[0]])
-            n /= np.linalg.norm(n)
-            for t in np.linspace(0.02, 0.98, samples):
-                pts.append(a + (b - a) * t)
-                nrm.append(n)
-    if not pts:
-        return None
-    pts, nrm = np.array(pts), np.array(nrm)
-    # only edges that border the table (not a neighbouring tile)
-    support = lay.support
-    shapely.prepare(support)
-    out_in = shapely.contains_xy(support, *(pts + 4.0 * nrm).T) & shapely.contains_xy(support, *(pts - 4.0 * nrm).T)
-    pts, nrm = pts[~out_in], nrm[~out_in]
-    pp = cam.project_plane(np.concatenate([pts, pts + nrm])).reshape(2, -1, 2)
-    dn = pp[1] - pp[0]
-    mm_per_px = 1.0 / np.linalg.norm(dn, axis=1)
-    dn *= mm_per_px[:, None]
-    offs = np.arange(-search_px, search_px + 1, dtype=np.float64)
-    xs = pp[0][:, :1] + offs * dn[:, :1]
-    ys = pp[0][:, 1:] + offs * dn[:, 1:]
-    inside = (xs.min(axis=1) >= 2) & (ys.min(axis=1) >= 2) & (xs.max(axis=1) <= w - 3) & (ys.max(axis=1) <= h - 3)
-    mags, _ = edges.profiles(xs[inside], ys[inside], dn[inside])
-    errs = []
-    for mag, scale in zip(mags, mm_per_px[inside]):
-        # the board edge is the strong local maximum nearest the model's edge (printed
-        # borders near the edge make other maxima)
-        peaks = [i for i in range(1, len(mag) - 1) if mag[i] >= mag[i - 1] and mag[i] >= mag[i + 1]
-                 and mag[i] >= max(8.0, 0.5 * mag.max())]
-        if not peaks:
+def _grey_picture(profile: BoardProfile, tile: Tile, ppm_want: float) -> tuple[np.ndarray | None, float]:
+    """The tile's picture in grey, reduced (by a power of two) to no more than twice ``ppm_want``
+    px per mm, so that sampling it at ``ppm_want`` averages what a photo pixel would; cached."""
+    img, ppm = profile.load_tile_image(tile)
+    if img is None:
+        return None, 0.0
+    k = int(max(0, np.floor(np.log2(max(ppm / (2.0 * ppm_want), 1.0)))))
+    key = (id(img), k)
+    if key not in _GREY_PICTURES:
+        if len(_GREY_PICTURES) > 32:
+            _GREY_PICTURES.clear()
+        g = cv2.cvtColor(np.ascontiguousarray(img), cv2.COLOR_BGR2GRAY)
+        for _ in range(k):
+            g = cv2.pyrDown(g)
+        _GREY_PICTURES[key] = (g.astype(np.float32), img.shape[1] / tile.size_mm[0] * g.shape[1] / img.shape[1])
+    return _GREY_PICTURES[key]
+
+
+_GREY_PICTURES: dict[tuple[int, int], tuple[np.ndarray, float]] = {}
+
+
+def _inside_profiles(lay: Layout, tile_of: np.ndarray, local_mm: np.ndarray, inward: np.ndarray,
+                     px_per_mm: np.ndarray, search_px: float, reach_mm: float = 5.0,
+                     min_std: float = 6.0) -> np.ndarray:
+    """What each tile's picture shows just inside its edge at the points ``local_mm`` (tile mm),
+    going ``inward``: grey levels at 0.5, 1.5, ... photo px (``px_per_mm`` there), over
+    ``reach_mm`` (and at least the search width).  NaN rows where the picture is plain there (a
+    step of less than ``min_std`` grey levels): the edge is then found as a step in the photo."""
+    J = int(np.clip(np.ceil(max(reach_mm * np.median(px_per_mm), search_px + 2)), 6, 40))
+    out = np.full((len(local_mm), J), np.nan)
+    steps = (np.arange(J) + 0.5)[None, :, None] + np.array([-0.25, 0.25])[None, None, :]  # 2 samples / px
+    for t in np.unique(tile_of):
+        rows = np.flatnonzero(tile_of == t)
+        tile = lay.profile.tile(lay.placements[t].tile)
+        pic, ppm = _grey_picture(lay.profile, tile, 2.0 * float(np.median(px_per_mm[rows])))
+        if pic is None:
             continue
-        j = min(peaks, key=lambda i: abs(offs[i]))
-        off = offs[j] + _parabola(mag[j - 1], mag[j], mag[j + 1])
-        errs.append(off * scale)
-    if len(errs) < 8:
+        d_mm = steps / px_per_mm[rows, None, None]                               # (r, J, 2)
+        pts = local_mm[rows, None, None, :] + d_mm[..., None] * inward[rows, None, None, :]
+        mx = (pts[..., 0] * ppm - 0.5).reshape(len(rows), -1).astype(np.float32)
+        my = (pts[..., 1] * ppm - 0.5).reshape(len(rows), -1).astype(np.float32)
+        g = cv2.remap(pic, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        prof = g.reshape(len(rows), J, 2).mean(axis=2)
+        # as the photo shows it: blurred (the photo's edge search blurs by 1 px, the lens by about as
+        # much; sigma 1.2 px)
+        prof = cv2.GaussianBlur(prof.astype(np.float32), (9, 1), 1.2, borderType=cv2.BORDER_REPLICATE).astype(np.float64)
+        textured = (prof.max(axis=1) - prof.min(axis=1)) >= min_std
+        out[rows[textured]] = prof[textured]
+    return out
+
+
+def edge_check_mm(gray: np.ndarray, cam: CameraModel, lay: Layout, search_px: float = 6.0,
+                  edges: EdgeImage | None = None) -> float | None:
+    """RMS distance (mm) between the boards' outer edges as the model places them and the edges
+    found across them on the photo (independent of the picture patches the fit used: the same
+    search as the fit's edge observations, from the final model).  ``edges``: the photo's
+    gradients if already computed."""
+    edges = edges or EdgeImage(gray)
+    obs = edge_observations(edges, cam, lay, search_px, nearest=True)
+    if len(obs.edge_px) < 8:
         return None
-    errs = np.array(errs)
+    want = CameraSolver._table_points(obs.edge_tile_of, obs.edge_local_mm, lay.placements)
+    err = np.linalg.norm(cam.backproject(obs.edge_px) - want, axis=1)
     # the board edge is a step of ~1 px blur: the residual is its median-centred spread
-    return float(np.sqrt(np.median(errs ** 2)))
+    return float(np.sqrt(np.median(err ** 2)))
 
 
 def _pt(p):

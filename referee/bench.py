@@ -67,10 +67,12 @@ class CalRow:
     pits: list[float] = field(default_factory=list)
     seconds: float = 0.0
     error: str = ""
+    problems: list[str] = field(default_factory=list)  # quality figures out of bounds: the referee refuses it
 
 
 def _cal_job(args) -> CalRow:
     from calibration.evaluate import compare
+    from calibration.model import Calibration
     from calibration.profile import BoardProfile
     from calibration.register import register
 
@@ -86,7 +88,7 @@ def _cal_job(args) -> CalRow:
     dt = time.process_time() - t0
     e = compare(reg.calibration, prof, scene.camera(), scene.placements)
     return CalRow(game, seed, True, e.identity_ok, e.rotation_ok, e.corner_mm.tolist(), e.zone_iou.tolist(),
-                  e.pit_mm.tolist(), dt)
+                  e.pit_mm.tolist(), dt, problems=Calibration(reg.calibration).problems())
 
 
 def bench_calibration(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, on_row=None):

@@ -533,7 +533,7 @@ def bench_calibration(scenes, games, size, workers) -> None:
     it = iter(track(todo, description="registering", console=Console(stderr=True)))
     rows = run(scenes, _games_opt(games), _parse_size(size), workers, on_row=lambda r: next(it, None))
     t = Table(title=f"tableref bench calibration ({size}, {scenes} photos per game)")
-    for c in ("game", "found", "id+turn right", "corner median mm", "corner worst mm", "zone IoU mean",
+    for c in ("game", "found", "refused", "id+turn right", "corner median mm", "corner worst mm", "zone IoU mean",
               "zone IoU min", "pit worst mm", "s median", "s worst"):
         t.add_column(c, justify="right")
     for g in _games_opt(games):
@@ -543,15 +543,20 @@ def bench_calibration(scenes, games, size, workers) -> None:
         ious = np.concatenate([r.ious for r in ok]) if ok and any(r.ious for r in ok) else np.array([np.nan])
         pits = np.concatenate([r.pits for r in ok]) if ok and any(r.pits for r in ok) else np.array([np.nan])
         secs = np.array([r.seconds for r in rs])
-        t.add_row(g, f"{len(ok)}/{len(rs)}", f"{sum(r.identity and r.rotation for r in ok)}/{len(rs)}",
+        t.add_row(g, f"{len(ok)}/{len(rs)}", str(sum(bool(r.problems) for r in ok)),
+                  f"{sum(r.identity and r.rotation for r in ok)}/{len(rs)}",
                   f"{np.median(corners):.2f}", f"{np.max(corners):.2f}", f"{np.mean(ious):.4f}", f"{np.min(ious):.4f}",
                   f"{np.max(pits):.2f}", f"{np.median(secs):.2f}", f"{np.max(secs):.2f}")
     con.print(t)
     con.print("targets: identity and turn 100%; corners <= 1.0 mm median, <= 2 mm worst; zone IoU >= 0.98; "
               "pit centre <= 0.5 mm; <= 2 s for a 12 MP photo on one core")
+    con.print("found: registered; refused: of those, calibrations whose own quality figures are out of bounds "
+              "(the referee would not use them; their errors are still in the figures)")
     for r in rows:
         if not r.ok:
             con.print(f"[red]{r.game} seed {r.seed}: {r.error}[/red]")
+        elif r.problems:
+            con.print(f"[yellow]{r.game} seed {r.seed} refused: {'; '.join(r.problems)}[/yellow]")
 
 
 @bench.command("accuracy")

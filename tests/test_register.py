@@ -174,3 +174,43 @@ def test_bundle_adjustment_recovers_the_pixel_aspect():
     K0[1, 1] = K0[0, 0]
     K1, *_ = solver.solve(prob, places, K0, np.zeros(5), true.pose.rvec + 0.01, true.pose.tvec + 5.0, close=True)
     assert abs(K1[1, 1] / K1[0, 0] - 1.004) < 5e-4
+
+
+def test_a_fit_that_misses_one_end_of_a_board_is_refused():
+    """A mat placed right at one end and a few mm off at the other still matches its picture over
+    most of its print (the tile's median correlation passes), but not in the part it misses: the
+    weakest part's score says so, and the calibration is refused."""
+    from calibration.model import Quality
+    from calibration.register import dense_correspondences
+    from calibration.model import TilePlacement, build_calibration
+    from tableref.config import RegistrationConfig
+
+    scene, img, prof = _load("asfccg")
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    cam, pl = scene.camera(), scene.placements[0]
+    right = dense_correspondences(gray, prof, [pl], cam, RegistrationConfig())
+    # turned half a degree about its corner: the far end is 6 mm off
+    swung = TilePlacement(tile=pl.tile, rotation_deg=pl.rotation_deg + 0.5, offset_mm=pl.offset_mm)
+    off = dense_correspondences(gray, prof, [swung], cam, RegistrationConfig())
+    bounds = Calibration(build_calibration(prof, [pl], cam, Quality())).data.bounds
+    assert right.part_scores[pl.tile] > 2 * bounds.min_part_score
+    assert off.tile_scores[pl.tile] > bounds.min_tile_score      # the whole still looks right
+    assert off.part_scores[pl.tile] < bounds.min_part_score      # its weakest part does not
+    cal = build_calibration(prof, [swung], cam, Quality(worst_part_score=off.part_scores[pl.tile]))
+    assert any("does not match its picture" in p for p in Calibration(cal).problems())
+
+
+def test_weakest_part_ignores_sparsely_printed_cells():
+    """The weakest part is a well-printed cell that matches badly; a cell with a few patches only
+    (a hexagon's tip) does not decide alone."""
+    from calibration.register import _weakest_part_score
+
+    rng = np.random.default_rng(1)
+    xy = np.column_stack([rng.uniform(0, 360, 400), rng.uniform(0, 240, 400)])
+    ncc = np.full(400, 0.9)
+    tip = (xy[:, 0] >= 240) & (xy[:, 1] >= 120)      # one cell of six ...
+    ncc[tip] = 0.0
+    keep = ~tip | (np.cumsum(tip) <= 3)              # ... with three patches left in it, unmatched
+    assert _weakest_part_score(np.column_stack([ncc, xy])[keep], (360.0, 240.0), 120.0) > 0.8
+    ncc[(xy[:, 0] < 120) & (xy[:, 1] < 120)] = 0.05  # a whole, well-printed cell missed
+    assert _weakest_part_score(np.column_stack([ncc, xy]), (360.0, 240.0), 120.0) < 0.1
