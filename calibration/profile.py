@@ -304,6 +304,7 @@ class BoardProfile:
         self.data = data
         self.path = Path(path) if path is not None else None
         self._tile_images: dict[Path, np.ndarray] = {}  # tile pictures, read once
+        self.derived: dict = {}  # what the registration derives from the pictures alone, made once
 
     @classmethod
     def load(cls, path: str | Path) -> "BoardProfile":

@@ -981,7 +981,15 @@ def _highpass(img2d: np.ndarray, ppm: float) -> np.ndarray:
 def _picture_samples(profile: BoardProfile, tile: Tile, loc: np.ndarray, shape, inside: np.ndarray,
                      turns_deg: list[float], ppm: float) -> list[np.ndarray]:
     """The tile's picture sampled at the grid points, as it would look turned by each of
-    ``turns_deg`` about the tile's centre."""
+    ``turns_deg`` about the tile's centre (made once per profile: read-only)."""
+    key = ("picture samples", tile.id, tuple(turns_deg), ppm, len(loc))
+    if key not in profile.derived:
+        profile.derived[key] = _picture_samples_now(profile, tile, loc, shape, inside, turns_deg, ppm)
+    return profile.derived[key]
+
+
+def _picture_samples_now(profile: BoardProfile, tile: Tile, loc: np.ndarray, shape, inside: np.ndarray,
+                         turns_deg: list[float], ppm: float) -> list[np.ndarray]:
     pic, pic_ppm = _tile_picture(profile, tile)
     c = np.asarray(tile.outline_polygon().centroid.coords[0])
     pg = cv2.GaussianBlur(cv2.cvtColor(pic, cv2.COLOR_BGR2GRAY), (0, 0), max(0.5, pic_ppm / ppm / 2))
@@ -990,8 +998,10 @@ def _picture_samples(profile: BoardProfile, tile: Tile, loc: np.ndarray, shape, 
         # if the tile lies turned by `turn` about c, the picture point seen at tile point p is R(-turn)(p - c) + c
         src = (loc - c) @ rot2(-turn).T + c
         tp = (src * pic_ppm - 0.5).astype(np.float32)
-        refs.append(_highpass(cv2.remap(pg, tp[:, 0].reshape(shape), tp[:, 1].reshape(shape), cv2.INTER_LINEAR), ppm)
-                    .ravel()[inside])
+        ref = _highpass(cv2.remap(pg, tp[:, 0].reshape(shape), tp[:, 1].reshape(shape), cv2.INTER_LINEAR),
+                        ppm).ravel()[inside]
+        ref.flags.writeable = False
+        refs.append(ref)
     return refs
 
 
