@@ -55,6 +55,8 @@ class VisionConfig:
     """Piece detection and judgement (vision/)."""
 
     review_margin_mm: float = 1.5          # verdicts closer than this go to a person
+    card_back_ncc: float = 0.45            # a card whose top correlates this well with the card back lies face down
+    card_face_blur_mm: float = 1.5         # ... both blurred this much first
     refine_margin_mm: float = 4.0          # pieces closer than this to a boundary get the full pose fit
     min_piece_area_frac: float = 0.35      # of the expected top-face area, to count as a piece
     change_piece_px: float = 90.0          # the smallest piece covers about this many px of the coarse

@@ -94,7 +94,8 @@ class Detector:
                 p = self.profile.path.parent / spec.image
                 if p.exists():
                     img = cv2.cvtColor(read_image(p), cv2.COLOR_BGR2GRAY)
-                    return cv2.resize(img, (63, 88), interpolation=cv2.INTER_AREA).astype(np.float32)
+                    back = cv2.resize(img, (63, 88), interpolation=cv2.INTER_AREA).astype(np.float32)
+                    return cv2.GaussianBlur(back, (0, 0), self.cfg.card_face_blur_mm)
         return None
 
     def _expected_area_px(self, shape: PieceShape, xy: np.ndarray) -> float:
@@ -362,14 +363,17 @@ class Detector:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
         top = cv2.remap(gray, px[:, 0].astype(np.float32).reshape(88, 63), px[:, 1].astype(np.float32).reshape(88, 63),
                         cv2.INTER_LINEAR)
+        # both blurred a little: a fit a degree or a millimetre off must not hide the back's fine print
+        top = cv2.GaussianBlur(top, (0, 0), self.cfg.card_face_blur_mm)
         best = -1.0
         for flip in (False, True):  # a card lies either way round
             ref = self.card_back[::-1, ::-1] if flip else self.card_back
             a, b = top - top.mean(), ref - ref.mean()
             ncc = float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6))
             best = max(best, ncc)
-        face = "face_down" if best > 0.45 else "face_up"
-        return face, float(np.clip(abs(best - 0.45) * 2.5, 0, 1))
+        thr = self.cfg.card_back_ncc
+        face = "face_down" if best > thr else "face_up"
+        return face, float(np.clip(abs(best - thr) * 2.5, 0, 1))
 
     def _suppress(self, cands: list[Candidate]) -> list[Candidate]:
         """Drop weak candidates lying mostly on a stronger piece (a highlight, a printed detail);
