@@ -1210,16 +1210,18 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
     points, lines = [], []   # (tile, tile mm, photo px, weight[, normal])
     size = 2 * half + 1
     jj, ii = np.meshgrid(np.arange(size, dtype=np.float64), np.arange(size, dtype=np.float64))
+    # no more patches than the bundle adjustment keeps per tile (it thins what it gets evenly)
+    budget = cfg.refine_patch_budget * cfg.max_points / max(len(placements), 1)
     for t, pl in enumerate(placements):
         tile = profile.tile(pl.tile)
-        pic, ppm = _tile_picture(profile, tile)
-        pic_g = cv2.cvtColor(pic, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        pic_g, ppm = _grey_picture(profile, tile)
         outline = tile.outline_polygon()
         inner = outline.buffer(-6.0)
         if inner.is_empty:
             continue
+        step = max(spacing_mm, math.sqrt(inner.area / budget))
         x0, y0, x1, y1 = inner.bounds
-        gx, gy = np.meshgrid(np.arange(x0 + spacing_mm / 2, x1, spacing_mm), np.arange(y0 + spacing_mm / 2, y1, spacing_mm))
+        gx, gy = np.meshgrid(np.arange(x0 + step / 2, x1, step), np.arange(y0 + step / 2, y1, step))
         grid = np.column_stack([gx.ravel(), gy.ravel()])
         grid = grid[shapely.contains_xy(inner, grid[:, 0], grid[:, 1])]
         if len(grid) == 0:
@@ -1518,25 +1520,21 @@ def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px
                    np.concatenate(local)[found], px[0][found] + off[found, None] * dn[found], dn[found])
 
 
-def _grey_picture(profile: BoardProfile, tile: Tile, ppm_want: float) -> tuple[np.ndarray | None, float]:
-    """The tile's picture in grey, reduced (by a power of two) to no more than twice ``ppm_want``
-    px per mm, so that sampling it at ``ppm_want`` averages what a photo pixel would; cached."""
-    img, ppm = profile.load_tile_image(tile)
-    if img is None:
-        return None, 0.0
+def _grey_picture(profile: BoardProfile, tile: Tile, ppm_want: float = np.inf) -> tuple[np.ndarray, float]:
+    """The tile's picture in grey (float32) and its px per mm, reduced by powers of two to no more
+    than twice ``ppm_want`` px per mm (sampled at ``ppm_want`` it then averages what a photo pixel
+    would); made once per profile, read-only."""
+    img, ppm = _tile_picture(profile, tile)
     k = int(max(0, np.floor(np.log2(max(ppm / (2.0 * ppm_want), 1.0)))))
-    key = (id(img), k)
-    if key not in _GREY_PICTURES:
-        if len(_GREY_PICTURES) > 32:
-            _GREY_PICTURES.clear()
+    key = ("grey picture", tile.id, k)
+    if key not in profile.derived:
         g = cv2.cvtColor(np.ascontiguousarray(img), cv2.COLOR_BGR2GRAY)
         for _ in range(k):
             g = cv2.pyrDown(g)
-        _GREY_PICTURES[key] = (g.astype(np.float32), img.shape[1] / tile.size_mm[0] * g.shape[1] / img.shape[1])
-    return _GREY_PICTURES[key]
-
-
-_GREY_PICTURES: dict[tuple[int, int], tuple[np.ndarray, float]] = {}
+        g = g.astype(np.float32)
+        g.flags.writeable = False
+        profile.derived[key] = (g, ppm * g.shape[1] / img.shape[1])
+    return profile.derived[key]
 
 
 def _inside_profiles(lay: Layout, tile_of: np.ndarray, local_mm: np.ndarray, inward: np.ndarray,
@@ -1552,9 +1550,9 @@ def _inside_profiles(lay: Layout, tile_of: np.ndarray, local_mm: np.ndarray, inw
     for t in np.unique(tile_of):
         rows = np.flatnonzero(tile_of == t)
         tile = lay.profile.tile(lay.placements[t].tile)
-        pic, ppm = _grey_picture(lay.profile, tile, 2.0 * float(np.median(px_per_mm[rows])))
-        if pic is None:
+        if lay.profile.tile_image_path(tile) is None:
             continue
+        pic, ppm = _grey_picture(lay.profile, tile, 2.0 * float(np.median(px_per_mm[rows])))
         d_mm = steps / px_per_mm[rows, None, None]                               # (r, J, 2)
         pts = local_mm[rows, None, None, :] + d_mm[..., None] * inward[rows, None, None, :]
         mx = (pts[..., 0] * ppm - 0.5).reshape(len(rows), -1).astype(np.float32)

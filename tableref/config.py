@@ -39,6 +39,7 @@ class RegistrationConfig:
     refine_patch_px: int = 15              # half-size of the patches of the dense refinement
     refine_search_px: int = 4
     score_cell_mm: float = 120.0           # a tile's fit is scored in cells this big (its weakest counts)
+    refine_patch_budget: float = 1.2       # picture patches matched per observation the adjustment keeps
     refine_max_passes: int = 4             # close passes of the dense refinement at most ...
     refine_settled_px: float = 0.2         # ... stopping once no board corner moves this much
     refine_line_ratio: float = 0.15        # a patch whose print varies this much less along one direction
