@@ -1309,7 +1309,8 @@ def _weakest_part_score(ncc_xy: np.ndarray, size_mm, cell_mm: float) -> float:
             + np.clip((y / size_mm[1] * ny).astype(int), 0, ny - 1))
     cells, counts = np.unique(cell, return_counts=True)
     enough = max(6.0, 0.6 * float(np.median(counts)))
-    return min([float(np.median(ncc))] + [float(np.median(ncc[cell == c])) for c, k in zip(cells, counts) if k >= enough])
+    parts = [float(np.median(ncc[cell == c])) for c, k in zip(cells, counts) if k >= enough]
+    return min([float(np.median(ncc)), *parts])
 
 
 def _line_patches(patches: np.ndarray, ratio: float) -> tuple[np.ndarray, np.ndarray]:
