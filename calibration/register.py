@@ -475,6 +475,10 @@ class CameraSolver:
     """Jointly fits camera intrinsics/pose and tile placements to correspondences."""
 
     N_INTR = 6  # free intrinsics: f, k1, k2, p1, p2, aspect
+    # parts of one board (a fixed arrangement) move a millimetre or so against each other, not more:
+    # sigma of a part's rotation (deg) and offset (mm) from its nominal place
+    NOMINAL_SIGMA = np.array([0.3, 1.0, 1.0])
+    PRIOR_WEIGHT = 3.0  # of the weak priors on the free intrinsics
 
     def __init__(self, image_size, tiles: list[str], ref: int, intrinsics: Intrinsics | None, cfg: RegistrationConfig,
                  nominal: list[TilePlacement] | None = None):
@@ -535,20 +539,24 @@ class CameraSolver:
         if m:
             res.append(np.einsum("ij,ij->i", proj[n:] - prob.edge_px, prob.edge_n) * prob.edge_weight)
         if self.nominal is not None:
-            # parts of one board move a millimetre or so against each other, not more
-            _, _, _, _, placements = self._unpack(x, placements0)
-            devs = []
-            for pl, nom in zip(placements, self.nominal):
-                devs += [(pl.rotation_deg - nom.rotation_deg) / 0.3,
-                         (pl.offset_mm[0] - nom.offset_mm[0]) / 1.0, (pl.offset_mm[1] - nom.offset_mm[1]) / 1.0]
-            res.append(np.array(devs) * 0.5 * np.sqrt(n + m) / max(1, len(placements)))
+            devs = [(pl.rotation_deg - nom.rotation_deg, pl.offset_mm[0] - nom.offset_mm[0],
+                     pl.offset_mm[1] - nom.offset_mm[1]) for pl, nom in zip(placements, self.nominal)]
+            res.append((np.array(devs) / self.NOMINAL_SIGMA).ravel() * self._nominal_weight(n + m, len(placements)))
         if self.fixed_intr is None:
-            # weak priors: on the focal length, and on the distortion (the lens is usually mild);
-            # they only matter where the observations cannot tell
-            w = 3.0
-            res.append(np.array([(x[0] - self.f_prior) / (self.cfg.prior_f_sigma * self.f_prior),
-                                 x[1] / 0.3, x[2] / 0.3, (x[5] - 1.0) / self.cfg.prior_aspect_sigma]) * w)
+            idx, centre, sigma = self._intrinsic_priors()
+            res.append(self.PRIOR_WEIGHT * (x[idx] - centre) / sigma)
         return np.concatenate(res)
+
+    @staticmethod
+    def _nominal_weight(n_obs: int, n_tiles: int) -> float:
+        return 0.5 * np.sqrt(n_obs) / max(1, n_tiles)
+
+    def _intrinsic_priors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The weak priors on the free intrinsics, which only matter where the observations cannot
+        tell: which parameters, their centres and sigmas (the focal length; k1 and k2, the lens is
+        usually mild; the pixels' aspect, square)."""
+        return (np.array([0, 1, 2, 5]), np.array([self.f_prior, 0.0, 0.0, 1.0]),
+                np.array([self.cfg.prior_f_sigma * self.f_prior, 0.3, 0.3, self.cfg.prior_aspect_sigma]))
 
     def jacobian(self, x, prob: Problem, placements0):
         """The residuals' derivatives, analytic (the solver needs one per step: numerical
@@ -596,17 +604,16 @@ class CameraSolver:
         if m:
             out.append(np.einsum("ni,nip->np", prob.edge_n, Jp[n:]) * prob.edge_weight[:, None])
         if self.nominal is not None:
-            w = 0.5 * np.sqrt(n + m) / max(1, len(placements))
+            w = self._nominal_weight(n + m, len(placements)) / self.NOMINAL_SIGMA
             P = np.zeros((3 * n_tiles, n_par))
             for t in others:
                 j = i0 + 6 + 3 * col_of[t]
-                P[3 * t, j], P[3 * t + 1, j + 1], P[3 * t + 2, j + 2] = w / 0.3, w, w
+                P[3 * t:3 * t + 3, j:j + 3] = np.diag(w)
             out.append(P)
         if free:
-            P = np.zeros((4, n_par))
-            P[0, 0] = 3.0 / (self.cfg.prior_f_sigma * self.f_prior)
-            P[1, 1] = P[2, 2] = 3.0 / 0.3
-            P[3, 5] = 3.0 / self.cfg.prior_aspect_sigma
+            idx, _, sigma = self._intrinsic_priors()
+            P = np.zeros((len(idx), n_par))
+            P[np.arange(len(idx)), idx] = self.PRIOR_WEIGHT / sigma
             out.append(P)
         return np.concatenate(out)
 
@@ -1335,6 +1342,12 @@ def _bilinear(img: np.ndarray, x: float, y: float) -> float:
                  + (img[y0 + 1, x0] * (1 - fx) + img[y0 + 1, x0 + 1] * fx) * fy)
 
 
+def _parabolas(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """:func:`_parabola` for arrays of triples."""
+    den = a - 2 * b + c
+    return np.where(np.abs(den) < 1e-9, 0.0, np.clip(0.5 * (a - c) / np.where(den == 0, 1.0, den), -0.5, 0.5))
+
+
 def _parabola(a: float, b: float, c: float) -> float:
     den = a - 2 * b + c
     if abs(den) < 1e-9:
@@ -1422,10 +1435,7 @@ class EdgeImage:
         ok = valid & cand.any(axis=1)
         r = np.arange(n)
         jj = j + lo
-        a, b, cc = mag[r, jj - 1], mag[r, jj], mag[r, jj + 1]
-        den = a - 2 * b + cc
-        sub = np.where(np.abs(den) < 1e-9, 0.0, np.clip(0.5 * (a - cc) / np.where(den == 0, 1.0, den), -0.5, 0.5))
-        out[ok] = (offs[jj] + sub)[ok]
+        out[ok] = (offs[jj] + _parabolas(mag[r, jj - 1], mag[r, jj], mag[r, jj + 1]))[ok]
         if inside is not None:
             pic = np.isfinite(inside).all(axis=1)
             if pic.any():
@@ -1456,12 +1466,9 @@ class EdgeImage:
         score = ncc + step_weight * g / np.maximum(g.max(axis=1, keepdims=True), 1e-9)
         j = np.argmax(score, axis=1)
         r = np.arange(n)
-        best = score[r, j]
         inner = (j > 0) & (j < score.shape[1] - 1)
         jm, jp = np.clip(j - 1, 0, score.shape[1] - 1), np.clip(j + 1, 0, score.shape[1] - 1)
-        den = score[r, jm] - 2 * best + score[r, jp]
-        sub = np.where(inner & (np.abs(den) > 1e-9),
-                       np.clip(0.5 * (score[r, jm] - score[r, jp]) / np.where(den == 0, 1.0, den), -0.5, 0.5), 0.0)
+        sub = np.where(inner, _parabolas(score[r, jm], score[r, j], score[r, jp]), 0.0)
         return np.where(valid & inner & (ncc[r, j] >= min_ncc), offs[lo + j] + 0.5 + sub, np.nan)
 
 
@@ -1473,18 +1480,13 @@ def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px
     tiles, local, qs, ns, inward = [], [], [], [], []
     for t, pl in enumerate(lay.placements):
         tile = lay.profile.tile(pl.tile)
-        outline = tile.outline_polygon()
-        ring = np.asarray(outline.exterior.coords)[:-1]
-        centre = np.asarray(outline.centroid.coords[0])
+        ring = np.asarray(tile.outline_polygon().exterior.coords)[:-1]
         k = len(ring)
         for i in range(k):
             a, b = ring[i], ring[(i + 1) % k]
             L = float(np.linalg.norm(b - a))
             if L < 30:
                 continue
-            n_in = np.array([-(b - a)[1], (b - a)[0]]) / L   # the side's inward normal, tile mm
-            if np.dot(centre - (a + b) / 2, n_in) < 0:
-                n_in = -n_in
             # along the whole side, to within a few mm of its corners: the lens bends most there,
             # and nothing else is seen so far out
             ts = np.linspace(3.0, L - 3.0, max(2, int(round((L - 6.0) / spacing_mm)) + 1)) / L
@@ -1497,6 +1499,7 @@ def edge_observations(edges: EdgeImage, cam: CameraModel, lay: Layout, search_px
             outside = ~shapely.contains_xy(support, *(tab + nrm * 3.0).T)
             if not outside.any():
                 continue
+            n_in = -(rot2(-pl.rotation_deg) @ nrm)   # the side's inward normal in the tile's frame
             tiles.append(np.full(int(outside.sum()), t))
             local.append(pts_loc[outside])
             qs.append(tab[outside])
