@@ -360,9 +360,10 @@ class Detector:
         gx, gy = np.meshgrid(np.arange(63) - 31.0, np.arange(88) - 43.5)
         loc = np.column_stack([gx.ravel(), gy.ravel()])
         px = self.cam.project_plane(pose_points(loc, f.x, f.y, f.heading), f.base_mm + f.shape.height_mm)
-        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        top = cv2.remap(gray, px[:, 0].astype(np.float32).reshape(88, 63), px[:, 1].astype(np.float32).reshape(88, 63),
+        # the card's top sampled from the photo, then made grey (not the whole frame, once per card)
+        top = cv2.remap(frame, px[:, 0].astype(np.float32).reshape(88, 63), px[:, 1].astype(np.float32).reshape(88, 63),
                         cv2.INTER_LINEAR)
+        top = (cv2.cvtColor(top, cv2.COLOR_BGR2GRAY) if top.ndim == 3 else top).astype(np.float32)
         # both blurred a little: a fit a degree or a millimetre off must not hide the back's fine print
         top = cv2.GaussianBlur(top, (0, 0), self.cfg.card_face_blur_mm)
         best = -1.0
