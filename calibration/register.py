@@ -647,7 +647,7 @@ class CameraSolver:
         for f_scale in ((self.cfg.robust_px,) if close else (4.0 * self.cfg.robust_px, self.cfg.robust_px)):
             sol = least_squares(self.residuals, x, jac=self.jacobian, args=(prob, placements0), loss="huber",
                                 f_scale=f_scale,
-                                bounds=(lb, ub), x_scale=np.array(scale), max_nfev=100, xtol=1e-9, ftol=1e-9)
+                                bounds=(lb, ub), x_scale=np.array(scale), max_nfev=100, xtol=1e-6, ftol=1e-6)
             x = sol.x
         K, dist, rvec, tvec, placements = self._unpack(sol.x, placements0)
         return K, dist, rvec, tvec, placements, sol
@@ -701,7 +701,7 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     # template pictures sized for boards bigger than they can look here are left out (but the next
     # size up from that bound is kept: a picture matches over a range of sizes around its own)
     limit = largest_ppm(profile, (work.shape[1], work.shape[0]))
-    levels = [v for v in TEMPLATE_SCALES_PX_PER_MM if v > limit]
+    levels = [v for v in TEMPLATE_SCALES_PX_PER_MM if v >= limit / 1.02]
     matches, missing = match_templates(work, templates, cfg, levels[0] * 1.02 if levels else np.inf)
     timings["match"] = time.perf_counter() - t0
     # a free grid (Pitch Fleet's 3x3) with a tile or two not matched (glare, a plain print): they lie
@@ -813,66 +813,10 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
 
     # ---- the boards' outer edges, then dense picture patches
     edges = EdgeImage(gray)
+    fit = _fit_closely(gray, edges, profile, solver, cfg, prob, (K, dist, rvec, tvec, placements), wide=not covered)
+    K, dist, rvec, tvec, placements, sol = fit.K, fit.dist, fit.rvec, fit.tvec, fit.placements, fit.sol
+    prob, prob2, eobs = fit.prob, fit.prob2, fit.eobs
     cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
-    # when the features did not cover the boards the fit may be far off, most at the rims. Two ways
-    # on are tried, and the one whose boards' print agrees best with the photo is kept: patches of
-    # the pictures searched wide around this fit (they spread over the boards, if the print has
-    # texture), or the boards' edges searched wide (two widths; they hold the rims, if the table
-    # around does not look like an edge)
-    if covered:
-        plans = [(False, ((5.0, True),))]
-    else:
-        plans = [(True, ((5.0, True),))] + [(False, ((wd, False), (wd / 3, False), (5.0, True)))
-                                            for wd in (max(12.0, 0.012 * max(w, h)), max(12.0, 0.03 * max(w, h)))]
-    start = (K, dist, rvec, tvec, placements)
-    best = None
-    for patches, steps in plans:
-        K, dist, rvec, tvec, placements = start
-        cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
-        plan_prob = prob
-        if patches:
-            wide = dense_correspondences(gray, profile, placements, cam, cfg, 24.0, 4 * cfg.refine_search_px)
-            if wide.size < 30:
-                continue
-            plan_prob = wide
-            K, dist, rvec, tvec, placements, sol = solver.solve(wide, placements, K, dist, rvec, tvec,
-                                                                free_distortion=False)
-            cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
-        for search, nearest in steps:
-            eobs = edge_observations(edges, cam, Layout(profile, placements), search, nearest)
-            if len(eobs.edge_px) >= 8:
-                K, dist, rvec, tvec, placements, sol = solver.solve(plan_prob.with_edges(eobs), placements, K, dist,
-                                                                    rvec, tvec)
-                cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
-        if len(plans) == 1:
-            prob = plan_prob
-            break
-        score = float(np.mean([_tile_fit_score(gray, profile, pl, cam) for pl in placements]))
-        if best is None or score > best[0]:
-            best = (score, K, dist, rvec, tvec, placements, plan_prob)
-    if best is not None:
-        _, K, dist, rvec, tvec, placements, prob = best
-        cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
-    eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
-    # picture patches, coarse to fine: a sparse set searched wide (the features were found on a
-    # small copy of the photo, and edges alone pin the lens weakly), then a dense set searched
-    # close, matched again where the fit has moved them, until the boards stop moving
-    passes = [(2.0 * 12.0, 3 * cfg.refine_search_px)] + [(12.0, cfg.refine_search_px)] * cfg.refine_max_passes
-    corners_px = None
-    for i, (spacing, search) in enumerate(passes):
-        if i:
-            eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
-        prob2 = dense_correspondences(gray, profile, placements, cam, cfg, spacing, search)
-        if prob2.size >= 30:
-            prob = prob2
-        K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec,
-                                                            close=i > 0)
-        cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
-        lay = Layout(profile, placements)
-        now = cam.project_plane(np.concatenate([lay.tile_corners(pl) for pl in placements]))
-        if i > 0 and np.abs(now - corners_px).max() < cfg.refine_settled_px:
-            break
-        corners_px = now
     timings["refine"] = time.perf_counter() - t0
 
     # ---- a board that looks the same turned (a hexagon): its print decides which way round it lies
@@ -914,6 +858,86 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
                               appearance=appearance)
     timings["total"] = time.perf_counter() - t0
     return Registration(calib, cam, placements, {m.template.name: m.inliers for m in matches}, rms, timings)
+
+
+@dataclass
+class _CloseFit:
+    K: np.ndarray
+    dist: np.ndarray
+    rvec: np.ndarray
+    tvec: np.ndarray
+    placements: list[TilePlacement]
+    sol: object
+    prob: Problem       # the observations of the last fit
+    prob2: Problem      # the last dense correspondences (their tile and part scores)
+    eobs: Problem       # the last edge observations
+
+
+def _fit_closely(gray: np.ndarray, edges: "EdgeImage", profile: BoardProfile, solver: CameraSolver,
+                 cfg: RegistrationConfig, prob: Problem, start, wide: bool) -> _CloseFit:
+    """From a first fit (``start``: K, dist, rvec, tvec, placements, image px) to the close one: the
+    boards' edges and dense picture patches, until the boards stop moving.  ``wide``: the first fit
+    may be far off (the features did not cover the boards; it is most wrong at the rims), so two
+    ways on are tried first, and the one whose boards' print agrees best with the photo is kept:
+    patches of the pictures searched wide around the fit (they spread over the boards, if the print
+    has texture), or the boards' edges searched wide (two widths; they hold the rims, if the table
+    around does not look like an edge)."""
+    h, w = gray.shape[:2]
+    if not wide:
+        plans = [(False, ((5.0, True),))]
+    else:
+        plans = [(True, ((5.0, True),))] + [(False, ((wd, False), (wd / 3, False), (5.0, True)))
+                                            for wd in (max(12.0, 0.012 * max(w, h)), max(12.0, 0.03 * max(w, h)))]
+    sol = None
+    best = None
+    for patches, steps in plans:
+        K, dist, rvec, tvec, placements = start
+        cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+        plan_prob = prob
+        if patches:
+            wide_prob = dense_correspondences(gray, profile, placements, cam, cfg, 24.0, 4 * cfg.refine_search_px)
+            if wide_prob.size < 30:
+                continue
+            plan_prob = wide_prob
+            K, dist, rvec, tvec, placements, sol = solver.solve(wide_prob, placements, K, dist, rvec, tvec,
+                                                                free_distortion=False)
+            cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+        for search, nearest in steps:
+            eobs = edge_observations(edges, cam, Layout(profile, placements), search, nearest)
+            if len(eobs.edge_px) >= 8:
+                K, dist, rvec, tvec, placements, sol = solver.solve(plan_prob.with_edges(eobs), placements, K, dist,
+                                                                    rvec, tvec)
+                cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+        if len(plans) == 1:
+            best = (0.0, K, dist, rvec, tvec, placements, plan_prob)
+            break
+        score = float(np.mean([_tile_fit_score(gray, profile, pl, cam) for pl in placements]))
+        if best is None or score > best[0]:
+            best = (score, K, dist, rvec, tvec, placements, plan_prob)
+    if best is None:
+        best = (0.0, *start[:5], prob)
+    _, K, dist, rvec, tvec, placements, prob = best
+    cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+    # picture patches, coarse to fine: a sparse set searched wide (the features were found on a
+    # small copy of the photo, and edges alone pin the lens weakly), then a dense set searched
+    # close, matched again where the fit has moved them, until the boards stop moving
+    passes = [(2.0 * 12.0, 3 * cfg.refine_search_px)] + [(12.0, cfg.refine_search_px)] * cfg.refine_max_passes
+    corners_px = None
+    prob2 = prob
+    for i, (spacing, search) in enumerate(passes):
+        eobs = edge_observations(edges, cam, Layout(profile, placements), 4.0, True)
+        prob2 = dense_correspondences(gray, profile, placements, cam, cfg, spacing, search)
+        if prob2.size >= 30:
+            prob = prob2
+        K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec,
+                                                            close=i > 0)
+        cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
+        lay = Layout(profile, placements)
+        now = cam.project_plane(np.concatenate([lay.tile_corners(pl) for pl in placements]))
+        if i > 0 and np.abs(now - corners_px).max() < cfg.refine_settled_px:
+            break
+        corners_px = now
+    return _CloseFit(K, dist, rvec, tvec, placements, sol, prob, prob2, eobs)
 
 
 def _wrap(a: float) -> float:
@@ -1039,8 +1063,16 @@ def _blurred_crop(gray: np.ndarray, px: np.ndarray, sigma: float) -> tuple[np.nd
     y1 = min(h, math.ceil(float(px[:, 1].max())) + pad + 1)
     if x1 <= x0 or y1 <= y0:
         return cv2.GaussianBlur(gray, (0, 0), sigma), px
-    crop = cv2.GaussianBlur(gray[y0:y1, x0:x1], (0, 0), sigma)
-    return crop, (px - np.array([x0, y0], np.float32)).astype(np.float32)
+    crop, px = gray[y0:y1, x0:x1], px - np.array([x0, y0], np.float32)
+    # a wide blur on a 12 MP photo: first average f x f pixels (a box of variance (f^2 - 1) / 12),
+    # then blur the small copy by what is left of sigma
+    f = int(sigma / 1.5)
+    if f >= 2 and min(crop.shape[:2]) >= 8 * f:
+        small = cv2.resize(crop, (-(-crop.shape[1] // f), -(-crop.shape[0] // f)), interpolation=cv2.INTER_AREA)
+        sxy = np.array([crop.shape[1] / small.shape[1], crop.shape[0] / small.shape[0]], np.float32)
+        rest = math.sqrt(max(sigma * sigma - (f * f - 1) / 12.0, 0.25)) / f
+        return cv2.GaussianBlur(small, (0, 0), rest), ((px + 0.5) / sxy - 0.5).astype(np.float32)
+    return cv2.GaussianBlur(crop, (0, 0), sigma), px.astype(np.float32)
 
 
 def _complete_grid(gray: np.ndarray, profile: BoardProfile, placements: list[TilePlacement], cam: CameraModel,
