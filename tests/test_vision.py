@@ -127,6 +127,34 @@ def test_silhouette_contains_the_projected_top_and_base():
     assert (signed_distance(far, hulls) > 3).all()
 
 
+
+@pytest.mark.parametrize("game,kind", [("galaktico", "figure:destroyer"), ("galaktico", "figure:station"),
+                                       ("asfccg", "card"), ("pitrush", "disc")])
+def test_pose_jacobian_agrees_with_numeric_differences(game, kind):
+    from vision.fit import _PoseModel
+
+    prof = BoardProfile.builtin(game)
+    shape = PieceShape.from_spec(next(p for p in prof.data.pieces if p.kind == kind))
+    cam = CameraModel(Intrinsics.from_fov((1920, 1080), 65, [-0.12, 0.02, 0, 0, 0]),
+                      Pose.look_at([120, -80, -800], [300, 260, 0]))
+    # an outline: the silhouette of the true pose, a little noisy
+    ring = np.concatenate(silhouette_hulls(shape, cam, 250.0, 240.0, 30.0, 0.0))
+    rng = np.random.default_rng(3)
+    pts = ring[rng.choice(len(ring), 40)] + rng.normal(0, 1.5, (40, 2))
+    model = _PoseModel(shape, cam, pts, 0.0, None, 0.5)
+    # a round piece's heading is not fitted (turning it changes nothing)
+    heading = 33.0 if shape.round else None
+    p = np.array([251.2, 238.9, 0.4]) if shape.round else np.array([251.2, 238.9, 33.0, 0.4])
+    J = model.jacobian(p, heading)
+    num = np.zeros_like(J)
+    for j in range(len(p)):
+        dp = np.zeros(len(p))
+        dp[j] = 1e-4
+        num[:, j] = (model.residuals(p + dp, heading) - model.residuals(p - dp, heading)) / 2e-4
+    for j in range(len(p)):
+        err = np.linalg.norm(J[:, j] - num[:, j]) / np.linalg.norm(num[:, j])
+        assert err < 0.02, (j, err)
+
 # -------------------------------------------------------------------- detection on fixtures
 
 @pytest.fixture(scope="module", params=["pitchfleet", "pitrush", "galaktico", "asfccg"])

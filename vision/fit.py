@@ -17,7 +17,8 @@ from scipy.optimize import least_squares
 
 from calibration.camera import CameraModel
 
-from .silhouette import PieceShape, footprint_mm, signed_distance, silhouette_hulls
+from .silhouette import (PieceShape, footprint_mm, signed_distance, signed_distance_grad, silhouette_hulls,
+                         silhouette_vertices)
 
 
 @dataclass
@@ -144,21 +145,18 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
             return float(np.mean(np.minimum(np.abs(sd - np.median(sd)), 5.0)))
         headings = sorted(headings, key=start_cost)[:2]
     best = None
+    model = _PoseModel(shape, cam, pts_px, base_mm, clip_below, prior_w / blur_px)
     for th0 in headings:
         if fixed_heading:
-            def res(p, th=th0):
-                hulls = silhouette_hulls(shape, cam, p[0], p[1], th, base_mm, clip_below)
-                return np.append(signed_distance(pts_px, hulls) - p[2], prior_w * p[2] / blur_px)
             p0 = np.array([x0, y0, 0.0])
             scale = np.array([0.5, 0.5, 0.3])
+            res, jac = (lambda p, th=th0: model.residuals(p, th)), (lambda p, th=th0: model.jacobian(p, th))
         else:
-            def res(p):
-                hulls = silhouette_hulls(shape, cam, p[0], p[1], p[2], base_mm, clip_below)
-                return np.append(signed_distance(pts_px, hulls) - p[3], prior_w * p[3] / blur_px)
             p0 = np.array([x0, y0, th0, 0.0])
             scale = np.array([0.5, 0.5, 2.0, 0.3])
-        sol = least_squares(res, p0, loss="soft_l1", f_scale=robust_px, x_scale=scale, max_nfev=20,
-                            xtol=1e-4, ftol=1e-4, diff_step=1e-4)
+            res, jac = model.residuals, model.jacobian
+        sol = least_squares(res, p0, jac=jac, loss="soft_l1", f_scale=robust_px, x_scale=scale, max_nfev=20,
+                            xtol=1e-4, ftol=1e-4)
         r = sol.fun[:-1]
         rms = float(np.sqrt(np.mean(np.minimum(r ** 2, 25.0))))
         inl = float(np.mean(np.abs(r) < 2.0 * robust_px))
@@ -169,6 +167,67 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
         if best is None or fit.cost < best.cost:
             best = fit
     return best
+
+
+class _PoseModel:
+    """Residuals of one piece's pose (``p`` = x mm, y mm[, heading deg], inflation px; a fixed
+    heading is passed apart) and their Jacobian: the outline points' signed distances to the
+    projected silhouette, minus the inflation, and the inflation's prior.
+
+    The Jacobian is analytic: a point's distance changes as the nearest point of the silhouette's
+    boundary moves along the distance's gradient, and that boundary point moves with the two model
+    points (on the table, at their heights) whose projections bound its edge.  Numeric differences
+    cost a silhouette and its distances per parameter."""
+
+    STEP = 1e-3  # mm and degrees: the model points' image motion, by differences of their projections
+
+    def __init__(self, shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float,
+                 clip_below: float | None, prior: float):
+        self.shape, self.cam, self.pts, self.base, self.clip, self.prior = shape, cam, pts_px, base_mm, clip_below, prior
+        self._at = None
+
+    def _eval(self, p: np.ndarray, heading: float | None):
+        key = (tuple(p), heading)
+        if self._at is None or self._at[0] != key:
+            th = float(p[2]) if heading is None else heading
+            px, xyz, idx = silhouette_vertices(self.shape, self.cam, p[0], p[1], th, self.base, self.clip)
+            sd, (g, e, t) = signed_distance_grad(self.pts, [px[i] for i in idx])
+            if idx:
+                v0 = np.concatenate(idx)[e]
+                v1 = np.concatenate([np.roll(i, -1) for i in idx])[e]
+            else:
+                v0 = v1 = np.zeros(len(e), int)
+            self._at = (key, sd, g, t, v0, v1, xyz)
+        return self._at[1:]
+
+    def residuals(self, p: np.ndarray, heading: float | None = None) -> np.ndarray:
+        sd = self._eval(p, heading)[0]
+        return np.append(sd - p[-1], self.prior * p[-1])
+
+    def jacobian(self, p: np.ndarray, heading: float | None = None) -> np.ndarray:
+        sd, g, t, v0, v1, xyz = self._eval(p, heading)
+        n = len(self.pts)
+        J = np.zeros((n + 1, len(p)))
+        J[:n, -1] = -1.0
+        J[n, -1] = self.prior
+        if not len(xyz):
+            return J
+        used, inv = np.unique(np.concatenate([v0, v1]), return_inverse=True)
+        q = xyz[used]
+        h = self.STEP
+        moved = [q + [h, 0.0, 0.0], q + [0.0, h, 0.0]]
+        if heading is None:
+            c, s_ = np.cos(np.radians(h)), np.sin(np.radians(h))
+            arm = q[:, :2] - [p[0], p[1]]
+            moved.append(np.column_stack([c * arm[:, 0] - s_ * arm[:, 1] + p[0], s_ * arm[:, 0] + c * arm[:, 1] + p[1],
+                                          q[:, 2]]))
+        img = self.cam.project(np.concatenate([q, *moved])).reshape(len(moved) + 1, len(q), 2)
+        D = (img[1:] - img[0]) / h                                  # (params, vertices, 2): px per unit
+        a, b = inv[:n], inv[n:]
+        for j in range(len(moved)):
+            dc = (1.0 - t)[:, None] * D[j, a] + t[:, None] * D[j, b]   # the boundary point's motion
+            J[:n, j] = -np.sum(g * dc, axis=1)
+        return J
 
 
 def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bases: list[float],

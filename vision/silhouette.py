@@ -101,6 +101,15 @@ def silhouette_hulls(shape: PieceShape, cam: CameraModel, x: float, y: float, he
     ``clip_below_mm``: hide what lies below that height (a disc sunk in a pit shows only the part
     above the board surface).
     """
+    px, _, idx = silhouette_vertices(shape, cam, x, y, heading_deg, base_mm, clip_below_mm)
+    return [px[i] for i in idx]
+
+
+def silhouette_vertices(shape: PieceShape, cam: CameraModel, x: float, y: float, heading_deg: float,
+                        base_mm: float, clip_below_mm: float | None = None
+                        ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """What :func:`silhouette_hulls` is made of: the model's points in the image (px, (M, 2)) and
+    on the table (mm, (M, 3), z down), and each convex polygon as indices into them."""
     local, bottom, h0, h1, which = shape.stacked
     lo, hi = base_mm + h0, base_mm + h1
     if clip_below_mm is not None:
@@ -109,11 +118,13 @@ def silhouette_hulls(shape: PieceShape, cam: CameraModel, x: float, y: float, he
             local, bottom, lo, hi, which = local[keep], bottom[keep], lo[keep], hi[keep], which[keep]
         lo = np.maximum(lo, clip_below_mm)
     if not len(local):
-        return []
-    xy = pose_points(local, x, y, heading_deg)
-    px = cam.project(np.column_stack([xy, -np.where(bottom, lo, hi)]))
-    cuts = np.flatnonzero(np.diff(which)) + 1
-    return [cv2.convexHull(part.astype(np.float32)).reshape(-1, 2).astype(np.float64) for part in np.split(px, cuts)]
+        return np.zeros((0, 2)), np.zeros((0, 3)), []
+    xyz = np.column_stack([pose_points(local, x, y, heading_deg), -np.where(bottom, lo, hi)])
+    px = cam.project(xyz)
+    cuts = np.concatenate([[0], np.flatnonzero(np.diff(which)) + 1, [len(px)]])
+    idx = [a + cv2.convexHull(px[a:b].astype(np.float32), returnPoints=False).ravel()
+           for a, b in zip(cuts[:-1], cuts[1:])]
+    return px, xyz, idx
 
 
 def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
@@ -122,9 +133,19 @@ def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
     All polygons' edges at once, on x and y planes of shape (N, edges) (reductions over a trailing
     axis of 2 are slow in numpy), reduced per polygon with ``reduceat``: the pose fit calls this
     thousands of times per frame."""
+    return signed_distance_grad(points, hulls, grad=False)[0]
+
+
+def signed_distance_grad(points: np.ndarray, hulls: list[np.ndarray], grad: bool = True):
+    """:func:`signed_distance` and, if ``grad``, where each point's distance comes from: its gradient
+    with respect to the point's position (N, 2; the unit vector from the nearest boundary point of
+    the nearest polygon, outward; zero on the boundary), that boundary point's edge (an index into
+    the polygons' edges, in order, each polygon's edge j from its vertex j to j + 1) and its place
+    along the edge (0..1)."""
     hulls = [h for h in hulls if len(h)]
     if not hulls:
-        return np.full(len(points), np.inf)
+        n = len(points)
+        return np.full(n, np.inf), ((np.zeros((n, 2)), np.zeros(n, int), np.zeros(n)) if grad else None)
     starts = np.cumsum([0] + [len(h) for h in hulls[:-1]])
     a = np.concatenate(hulls)
     b = np.concatenate([np.concatenate([h[1:], h[:1]]) for h in hulls]) - a   # the edges
@@ -133,11 +154,24 @@ def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
     py = points[:, 1:2] - ay
     t = np.clip((px * bx + py * by) / np.maximum(bx * bx + by * by, 1e-12), 0.0, 1.0)
     dx, dy = px - t * bx, py - t * by
-    dist = np.sqrt(np.minimum.reduceat(dx * dx + dy * dy, starts, axis=1))   # (N, H)
+    d2 = dx * dx + dy * dy
+    dist = np.sqrt(np.minimum.reduceat(d2, starts, axis=1))     # (N, H)
     # inside a convex polygon: on the same side of every edge (orientation-independent)
     cross = bx * py - by * px
     inside = (np.minimum.reduceat(cross, starts, axis=1) >= 0) | (np.maximum.reduceat(cross, starts, axis=1) <= 0)
-    return np.where(inside, -dist, dist).min(axis=1)
+    signed = np.where(inside, -dist, dist)
+    k = signed.argmin(axis=1)
+    sd = signed[np.arange(len(points)), k]
+    if not grad:
+        return sd, None
+    # the nearest edge of the nearest polygon, and the vector from its nearest point
+    hull_of_edge = np.repeat(np.arange(len(hulls)), [len(h) for h in hulls])
+    e = np.where(hull_of_edge[None, :] == k[:, None], d2, np.inf).argmin(axis=1)
+    rows = np.arange(len(points))
+    v = np.column_stack([dx[rows, e], dy[rows, e]])
+    n = np.linalg.norm(v, axis=1, keepdims=True)
+    g = np.where(n > 1e-12, v / np.maximum(n, 1e-12), 0.0) * np.sign(sd)[:, None]
+    return sd, (g, e, t[rows, e])
 
 
 @lru_cache(maxsize=64)
