@@ -138,6 +138,15 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
         headings = [h0]
     n = len(pts_px)
     prior_w = np.sqrt(n) / 4.0
+    if not fixed_heading and shape.period_deg < 360.0:
+        # a shape that looks the same turned by its period (a card by 180 degrees): starts one
+        # period apart are the same start
+        per = shape.period_deg
+        distinct = []
+        for th in headings:
+            if all(abs((th - o + per / 2) % per - per / 2) > 1.0 for o in distinct):
+                distinct.append(th)
+        headings = distinct
     if len(headings) > 2 and not fixed_heading:
         # many starting headings (a nearly isotropic outline): keep the two that already fit best
         def start_cost(th):
@@ -249,9 +258,13 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
             fits.append(fit_one(shapes[i], cam, sel, bases[i], clips[i]))
     else:
         fits = [fit_one(s, cam, pts_px, b, c, init=ini) for s, b, c, ini in zip(shapes, bases, clips, inits)]
+    owner_before = None
     for _ in range(rounds):
         d = np.stack([np.abs(signed_distance(pts_px, f.hulls(cam)) - f.inflation_px) for f in fits])
         owner = np.argmin(d, axis=0)
+        if owner_before is not None and np.array_equal(owner, owner_before):
+            break  # each piece has the points it was fitted to: fitting again gives the same
+        owner_before = owner
         new = []
         for i, f in enumerate(fits):
             sel = pts_px[owner == i]
