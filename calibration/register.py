@@ -887,7 +887,7 @@ def _fit_closely(gray: np.ndarray, edges: "EdgeImage", profile: BoardProfile, so
         plans = [(False, ((5.0, True),))]
     else:
         plans = [(True, ((5.0, True),))] + [(False, ((wd, False), (wd / 3, False), (5.0, True)))
-                                            for wd in (max(12.0, 0.012 * max(w, h)), max(12.0, 0.03 * max(w, h)))]
+                                            for wd in (max(12.0, 0.012 * max(w, h)), max(12.0, 0.03 * max(w, h)), max(12.0, 0.06 * max(w, h)))]
     sol = None
     best = None
     for patches, steps in plans:
