@@ -1245,8 +1245,8 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
     half = cfg.refine_patch_px
     search = cfg.refine_search_px if search_px is None else search_px
     h, w = gray.shape
-    ncc_of: dict[int, list[float]] = {}
-    points, lines = [], []   # (tile, tile mm, photo px, weight[, normal])
+    ncc_of: dict[int, np.ndarray] = {}   # per tile: (correlation, tile mm x, y) of each textured patch
+    points, lines = [], []   # per tile: (tile, tile mm, photo px, weight, normal) arrays
     size = 2 * half + 1
     jj, ii = np.meshgrid(np.arange(size, dtype=np.float64), np.arange(size, dtype=np.float64))
     # no more patches than the bundle adjustment keeps per tile (it thins what it gets evenly)
@@ -1298,34 +1298,42 @@ def dense_correspondences(gray: np.ndarray, profile: BoardProfile, placements: l
                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT).reshape(-1, size, size)
         textured = np.flatnonzero(patches.reshape(len(patches), -1).std(axis=1) >= 6.0)
         normal, is_line = _line_patches(patches[textured], cfg.refine_line_ratio)
-        for k, nrm, line in zip(textured, normal, is_line):
-            sx0, sy0 = uu0[k] - search, vv0[k] - search
-            region = gray[sy0:sy0 + size + 2 * search, sx0:sx0 + size + 2 * search].astype(np.float32)
-            res = cv2.matchTemplate(region, patches[k], cv2.TM_CCOEFF_NORMED)
-            _, best, _, loc = cv2.minMaxLoc(res)
-            ncc_of.setdefault(t, []).append((best, *loc3s[k, 0]))
-            if best < 0.6 or not (0 < loc[0] < res.shape[1] - 1 and 0 < loc[1] < res.shape[0] - 1):
-                continue
-            if line:
-                # a line: the correlation is a ridge along it; its crest is found across it
-                off = _parabola(_bilinear(res, loc[0] - nrm[0], loc[1] - nrm[1]), best,
-                                _bilinear(res, loc[0] + nrm[0], loc[1] + nrm[1]))
-                cx, cy = loc[0] + off * nrm[0], loc[1] + off * nrm[1]
-            else:
-                cx = loc[0] + _parabola(res[loc[1], loc[0] - 1], best, res[loc[1], loc[0] + 1])
-                cy = loc[1] + _parabola(res[loc[1] - 1, loc[0]], best, res[loc[1] + 1, loc[0]])
-            # the patch's centre pixel (half, half) sits at photo (uu0 + half + dx, vv0 + half + dy)
-            du, dv = cx - search, cy - search
-            # which tile point is at the patch centre? the one the affine maps there
-            pc = M[k] @ np.array([half, half, 1.0])
-            obs = (t, (pc + 0.5) / ppm, [uu0[k] + half + du, vv0[k] + half + dv], min(1.0, (best - 0.5) * 2.5))
-            (lines if line else points).append(obs + ((nrm,) if line else ()))
-    scores = {placements[t].tile: float(np.median(np.array(v)[:, 0])) for t, v in ncc_of.items()}
-    part_scores = {placements[t].tile: _weakest_part_score(np.array(v), profile.tile(placements[t].tile).size_mm,
+        if len(textured) == 0:
+            continue
+        # each patch correlated over its search window; the windows' correlations (n, S, S)
+        res = np.stack([cv2.matchTemplate(gray[vv0[k] - search:vv0[k] + size + search,
+                                               uu0[k] - search:uu0[k] + size + search].astype(np.float32),
+                                          patches[k], cv2.TM_CCOEFF_NORMED) for k in textured])
+        S = res.shape[1]
+        flat = res.reshape(len(res), -1)
+        at = flat.argmax(axis=1)
+        best = flat[np.arange(len(res)), at]
+        ly, lx = at // S, at % S
+        ncc_of[t] = np.column_stack([best, loc3s[textured, 0]])
+        ok = (best >= 0.6) & (lx > 0) & (lx < S - 1) & (ly > 0) & (ly < S - 1)
+        res, best, lx, ly, nrm, line, ks = res[ok], best[ok], lx[ok], ly[ok], normal[ok], is_line[ok], textured[ok]
+        n_ok = np.arange(len(res))
+        # a corner: the peak by parabolas along x and y; a line: the correlation is a ridge along
+        # it, whose crest is found across it
+        cx = lx + _parabolas(res[n_ok, ly, lx - 1], best, res[n_ok, ly, lx + 1])
+        cy = ly + _parabolas(res[n_ok, ly - 1, lx], best, res[n_ok, ly + 1, lx])
+        off = _parabolas(_bilinears(res, lx - nrm[:, 0], ly - nrm[:, 1]), best,
+                         _bilinears(res, lx + nrm[:, 0], ly + nrm[:, 1]))
+        cx = np.where(line, lx + off * nrm[:, 0], cx)
+        cy = np.where(line, ly + off * nrm[:, 1], cy)
+        # the patch's centre pixel (half, half) sits at photo (uu0 + half + dx, vv0 + half + dy);
+        # the tile point there is the one the affine maps there
+        px = np.column_stack([uu0[ks] + half + cx - search, vv0[ks] + half + cy - search])
+        pc = M[ks] @ np.array([half, half, 1.0])
+        obs = (np.full(len(ks), t), (pc + 0.5) / ppm, px, np.minimum(1.0, (best - 0.5) * 2.5), nrm)
+        points.append(tuple(o[~line] for o in obs))
+        lines.append(tuple(o[line] for o in obs))
+    scores = {placements[t].tile: float(np.median(v[:, 0])) for t, v in ncc_of.items()}
+    part_scores = {placements[t].tile: _weakest_part_score(v, profile.tile(placements[t].tile).size_mm,
                                                            cfg.score_cell_mm) for t, v in ncc_of.items()}
 
     def cols(obs, j, empty):
-        return np.array([o[j] for o in obs]) if obs else empty
+        return np.concatenate([o[j] for o in obs]) if obs else empty
 
     prob = Problem(cols(points, 0, np.zeros(0, int)), cols(points, 1, np.zeros((0, 2))),
                    cols(points, 2, np.zeros((0, 2))), cols(points, 3, np.zeros(0)),
@@ -1366,25 +1374,21 @@ def _line_patches(patches: np.ndarray, ratio: float) -> tuple[np.ndarray, np.nda
     return np.column_stack([np.cos(theta), np.sin(theta)]), small < ratio * np.maximum(big, 1e-12)
 
 
-def _bilinear(img: np.ndarray, x: float, y: float) -> float:
-    """``img`` at a fractional pixel (x, y) inside it."""
-    x0, y0 = min(int(x), img.shape[1] - 2), min(int(y), img.shape[0] - 2)
+def _bilinears(imgs: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each of the images ``imgs`` (n, h, w) at its own fractional pixel (x, y) inside it."""
+    h, w = imgs.shape[1:]
+    x0 = np.minimum(np.floor(x).astype(int), w - 2).clip(0)
+    y0 = np.minimum(np.floor(y).astype(int), h - 2).clip(0)
     fx, fy = x - x0, y - y0
-    return float((img[y0, x0] * (1 - fx) + img[y0, x0 + 1] * fx) * (1 - fy)
-                 + (img[y0 + 1, x0] * (1 - fx) + img[y0 + 1, x0 + 1] * fx) * fy)
+    n = np.arange(len(imgs))
+    return ((imgs[n, y0, x0] * (1 - fx) + imgs[n, y0, x0 + 1] * fx) * (1 - fy)
+            + (imgs[n, y0 + 1, x0] * (1 - fx) + imgs[n, y0 + 1, x0 + 1] * fx) * fy)
 
 
 def _parabolas(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """:func:`_parabola` for arrays of triples."""
+    """Sub-pixel offsets (-0.5..0.5) of the peaks of parabolas through triples (a, b, c) at -1, 0, 1."""
     den = a - 2 * b + c
     return np.where(np.abs(den) < 1e-9, 0.0, np.clip(0.5 * (a - c) / np.where(den == 0, 1.0, den), -0.5, 0.5))
-
-
-def _parabola(a: float, b: float, c: float) -> float:
-    den = a - 2 * b + c
-    if abs(den) < 1e-9:
-        return 0.0
-    return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
 
 
 # ------------------------------------------------------------------------------- edges, overlay
