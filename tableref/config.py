@@ -68,6 +68,7 @@ class VisionConfig:
                                            # much of the threshold) that touch the strong ones count too
     max_piece_area_frac: float = 2.6
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
+    min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     color_confidence_min: float = 0.5
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended
     motion_threshold: float = 12.0         # grey-level change that counts as motion (on a 640x480 copy)

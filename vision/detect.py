@@ -254,17 +254,25 @@ class Detector:
         def attempt(s, up, kk):
             fits = [fit_one(s, self.cam, pts, 0.0)] if kk == 1 else fit_many([s] * kk, self.cam, pts, [0.0] * kk,
                                                                             [None] * kk)
-            cands = []
             masks = [silhouette_mask(f.hulls(self.cam), box) for f in fits]
+            seen = [True] * len(fits)
+            if len(fits) > 1:
+                # a piece of the reading of which no more than a sliver shows (the others cover it
+                # but for a crescent of rim, blur and shade) is not seen: it may have soaked up a
+                # highlight or a shadow, but neither its colour nor its being there can come from
+                # that crescent.  A reading with nothing seen is a last resort.
+                seen = [self._seen_mm(comp, masks, i, fits[i]) >= self.cfg.min_seen_mm for i in range(len(fits))]
+                if any(seen):
+                    fits = [f for f, ok in zip(fits, seen) if ok]
+                    masks = [m for m, ok in zip(masks, seen) if ok]
+            cands = []
             for i, f in enumerate(fits):
                 f.upright = up
                 # a piece's colour from where it is alone: where two overlap, one hides the other
-                others = np.zeros_like(comp)
-                for k, m in enumerate(masks):
-                    if k != i:
-                        others |= m
-                own = comp & ~others.astype(bool) if len(fits) > 1 else comp
+                own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
+            if len(fits) > 1 and not any(seen):
+                return np.inf, cands   # the last resort, if nothing else reads the region
             geo = float(np.mean([c.fit.cost for c in cands])) * (1 + 0.15 * (kk - 1))
             colour = float(np.mean([c.colour_dist for c in cands]))
             return geo + max(0.0, colour - 15.0) / 20.0, cands
@@ -306,7 +314,7 @@ class Detector:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:
                     best = res
-                if all(fits_well(c) for c in res[1]):
+                if np.isfinite(res[0]) and all(fits_well(c) for c in res[1]):
                     break  # every piece of this reading fits its outline well: no other kind is tried
         return [] if best is None else best[1]
 
@@ -319,6 +327,21 @@ class Detector:
         chroma = np.hypot(lab[:, 1], lab[:, 2])
         sat = chroma >= np.median(chroma)
         return np.array([np.median(lab[:, 0]), np.median(lab[sat, 1]), np.median(lab[sat, 2])], np.float32)
+
+    @staticmethod
+    def _others(masks: list[np.ndarray], i: int, comp: np.ndarray) -> np.ndarray:
+        """Where the pieces of a reading other than the i-th one lie (bool)."""
+        others = np.zeros(comp.shape, bool)
+        for k, m in enumerate(masks):
+            if k != i:
+                others |= m.astype(bool)
+        return others
+
+    def _seen_mm(self, comp: np.ndarray, masks: list[np.ndarray], i: int, f: Fit) -> float:
+        """Width (mm) of the widest part of the i-th piece of a reading that no other one covers."""
+        own = (comp & masks[i].astype(bool) & ~self._others(masks, i, comp)).astype(np.uint8)
+        mmpp = float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0])
+        return 2.0 * float(cv2.distanceTransform(np.pad(own, 1), cv2.DIST_L2, 3).max()) * mmpp
 
     def _named(self, frame: np.ndarray, f: Fit, comp: np.ndarray, box) -> Candidate:
         """Name a posed piece's colour from the pixels of its silhouette."""
