@@ -880,7 +880,7 @@ def _fit_closely(gray: np.ndarray, edges: "EdgeImage", profile: BoardProfile, so
     may be far off (the features did not cover the boards; it is most wrong at the rims), so two
     ways on are tried first, and the one whose boards' print agrees best with the photo is kept:
     patches of the pictures searched wide around the fit (they spread over the boards, if the print
-    has texture), or the boards' edges searched wide (two widths; they hold the rims, if the table
+    has texture), or the boards' edges searched wide (three widths; they hold the rims, if the table
     around does not look like an edge)."""
     h, w = gray.shape[:2]
     if not wide:
