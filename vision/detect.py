@@ -255,24 +255,22 @@ class Detector:
             fits = [fit_one(s, self.cam, pts, 0.0)] if kk == 1 else fit_many([s] * kk, self.cam, pts, [0.0] * kk,
                                                                             [None] * kk)
             masks = [silhouette_mask(f.hulls(self.cam), box) for f in fits]
-            seen = [True] * len(fits)
-            if len(fits) > 1:
-                # a piece of the reading of which no more than a sliver shows (the others cover it
-                # but for a crescent of rim, blur and shade) is not seen: it may have soaked up a
-                # highlight or a shadow, but neither its colour nor its being there can come from
-                # that crescent.  A reading with nothing seen is a last resort.
-                seen = [self._seen_mm(comp, masks, i, fits[i]) >= self.cfg.min_seen_mm for i in range(len(fits))]
-                if any(seen):
-                    fits = [f for f, ok in zip(fits, seen) if ok]
-                    masks = [m for m, ok in zip(masks, seen) if ok]
+            # a piece of the reading of which no more than a sliver shows (the others cover it but
+            # for a crescent of rim, blur and shade) is not seen: it may have soaked up a highlight
+            # or a shadow, but neither its colour nor its being there can come from that crescent.
+            # The least seen goes first (of two pieces on one spot, one stays, then seen whole).
+            while len(fits) > 1:
+                widths = [self._seen_mm(comp, masks, i, fits[i]) for i in range(len(fits))]
+                worst = int(np.argmin(widths))
+                if widths[worst] >= self.cfg.min_seen_mm:
+                    break
+                del fits[worst], masks[worst]
             cands = []
             for i, f in enumerate(fits):
                 f.upright = up
                 # a piece's colour from where it is alone: where two overlap, one hides the other
                 own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
-            if len(fits) > 1 and not any(seen):
-                return np.inf, cands   # the last resort, if nothing else reads the region
             geo = float(np.mean([c.fit.cost for c in cands])) * (1 + 0.15 * (kk - 1))
             colour = float(np.mean([c.colour_dist for c in cands]))
             return geo + max(0.0, colour - 15.0) / 20.0, cands
@@ -314,7 +312,7 @@ class Detector:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:
                     best = res
-                if np.isfinite(res[0]) and all(fits_well(c) for c in res[1]):
+                if all(fits_well(c) for c in res[1]):
                     break  # every piece of this reading fits its outline well: no other kind is tried
         return [] if best is None else best[1]
 
