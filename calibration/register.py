@@ -807,14 +807,14 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     boards_px = cv2.contourArea(cv2.convexHull(np.concatenate(
         [_project_h(m.H, m.template.outline_mm) / scale for m in matches]).astype(np.float32)))
     covered = hull > 0.5 * boards_px
-    K, dist, rvec, tvec, placements, sol = solver.solve(prob, placements, K0, d0, rvec0, tvec0,
-                                                        free_distortion=covered)
+    K, dist, rvec, tvec, placements, _ = solver.solve(prob, placements, K0, d0, rvec0, tvec0,
+                                                      free_distortion=covered)
     timings["solve"] = time.perf_counter() - t0
 
     # ---- the boards' outer edges, then dense picture patches
     edges = EdgeImage(gray)
     fit = _fit_closely(gray, edges, profile, solver, cfg, prob, (K, dist, rvec, tvec, placements), wide=not covered)
-    K, dist, rvec, tvec, placements, sol = fit.K, fit.dist, fit.rvec, fit.tvec, fit.placements, fit.sol
+    K, dist, rvec, tvec, placements = fit.K, fit.dist, fit.rvec, fit.tvec, fit.placements
     prob, prob2, eobs = fit.prob, fit.prob2, fit.eobs
     cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
     timings["refine"] = time.perf_counter() - t0
@@ -825,7 +825,7 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
         placements = turned
         prob = dense_correspondences(gray, profile, placements, cam, cfg)
         prob2 = prob
-        K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec)
+        K, dist, rvec, tvec, placements, _ = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec)
         cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
 
     # ---- residuals and frame checks
@@ -867,7 +867,6 @@ class _CloseFit:
     rvec: np.ndarray
     tvec: np.ndarray
     placements: list[TilePlacement]
-    sol: object
     prob: Problem       # the observations of the last fit
     prob2: Problem      # the last dense correspondences (their tile and part scores)
     eobs: Problem       # the last edge observations
@@ -886,9 +885,8 @@ def _fit_closely(gray: np.ndarray, edges: "EdgeImage", profile: BoardProfile, so
     if not wide:
         plans = [(False, ((5.0, True),))]
     else:
-        plans = [(True, ((5.0, True),))] + [(False, ((wd, False), (wd / 3, False), (5.0, True)))
-                                            for wd in (max(12.0, 0.012 * max(w, h)), max(12.0, 0.03 * max(w, h)), max(12.0, 0.06 * max(w, h)))]
-    sol = None
+        widths = [max(12.0, frac * max(w, h)) for frac in (0.012, 0.03, 0.06)]
+        plans = [(True, ((5.0, True),))] + [(False, ((wd, False), (wd / 3, False), (5.0, True))) for wd in widths]
     best = None
     for patches, steps in plans:
         K, dist, rvec, tvec, placements = start
@@ -899,14 +897,14 @@ def _fit_closely(gray: np.ndarray, edges: "EdgeImage", profile: BoardProfile, so
             if wide_prob.size < 30:
                 continue
             plan_prob = wide_prob
-            K, dist, rvec, tvec, placements, sol = solver.solve(wide_prob, placements, K, dist, rvec, tvec,
-                                                                free_distortion=False)
+            K, dist, rvec, tvec, placements, _ = solver.solve(wide_prob, placements, K, dist, rvec, tvec,
+                                                              free_distortion=False)
             cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
         for search, nearest in steps:
             eobs = edge_observations(edges, cam, Layout(profile, placements), search, nearest)
             if len(eobs.edge_px) >= 8:
-                K, dist, rvec, tvec, placements, sol = solver.solve(plan_prob.with_edges(eobs), placements, K, dist,
-                                                                    rvec, tvec)
+                K, dist, rvec, tvec, placements, _ = solver.solve(plan_prob.with_edges(eobs), placements, K, dist,
+                                                                  rvec, tvec)
                 cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
         if len(plans) == 1:
             best = (0.0, K, dist, rvec, tvec, placements, plan_prob)
@@ -915,7 +913,7 @@ def _fit_closely(gray: np.ndarray, edges: "EdgeImage", profile: BoardProfile, so
         if best is None or score > best[0]:
             best = (score, K, dist, rvec, tvec, placements, plan_prob)
     if best is None:
-        best = (0.0, *start[:5], prob)
+        best = (0.0, *start, prob)
     _, K, dist, rvec, tvec, placements, prob = best
     cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
     # picture patches, coarse to fine: a sparse set searched wide (the features were found on a
@@ -929,15 +927,15 @@ def _fit_closely(gray: np.ndarray, edges: "EdgeImage", profile: BoardProfile, so
         prob2 = dense_correspondences(gray, profile, placements, cam, cfg, spacing, search)
         if prob2.size >= 30:
             prob = prob2
-        K, dist, rvec, tvec, placements, sol = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec,
-                                                            close=i > 0)
+        K, dist, rvec, tvec, placements, _ = solver.solve(prob.with_edges(eobs), placements, K, dist, rvec, tvec,
+                                                          close=i > 0)
         cam = CameraModel(Intrinsics((w, h), K, dist), Pose(rvec, tvec))
         lay = Layout(profile, placements)
         now = cam.project_plane(np.concatenate([lay.tile_corners(pl) for pl in placements]))
         if i > 0 and np.abs(now - corners_px).max() < cfg.refine_settled_px:
             break
         corners_px = now
-    return _CloseFit(K, dist, rvec, tvec, placements, sol, prob, prob2, eobs)
+    return _CloseFit(K, dist, rvec, tvec, placements, prob, prob2, eobs)
 
 
 def _wrap(a: float) -> float:
@@ -1601,7 +1599,8 @@ def _inside_profiles(lay: Layout, tile_of: np.ndarray, local_mm: np.ndarray, inw
         prof = g.reshape(len(rows), J, 2).mean(axis=2)
         # as the photo shows it: blurred (the photo's edge search blurs by 1 px, the lens by about as
         # much; sigma 1.2 px)
-        prof = cv2.GaussianBlur(prof.astype(np.float32), (9, 1), 1.2, borderType=cv2.BORDER_REPLICATE).astype(np.float64)
+        prof = cv2.GaussianBlur(prof.astype(np.float32), (9, 1), 1.2,
+                                borderType=cv2.BORDER_REPLICATE).astype(np.float64)
         textured = (prof.max(axis=1) - prof.min(axis=1)) >= min_std
         out[rows[textured]] = prof[textured]
     return out

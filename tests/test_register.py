@@ -180,9 +180,8 @@ def test_a_fit_that_misses_one_end_of_a_board_is_refused():
     """A mat placed right at one end and a few mm off at the other still matches its picture over
     most of its print (the tile's median correlation passes), but not in the part it misses: the
     weakest part's score says so, and the calibration is refused."""
-    from calibration.model import Quality
+    from calibration.model import Quality, TilePlacement, build_calibration
     from calibration.register import dense_correspondences
-    from calibration.model import TilePlacement, build_calibration
     from tableref.config import RegistrationConfig
 
     scene, img, prof = _load("asfccg")

@@ -127,7 +127,6 @@ def test_silhouette_contains_the_projected_top_and_base():
     assert (signed_distance(far, hulls) > 3).all()
 
 
-
 @pytest.mark.parametrize("game,kind", [("galaktico", "figure:destroyer"), ("galaktico", "figure:station"),
                                        ("asfccg", "card"), ("pitrush", "disc")])
 def test_pose_jacobian_agrees_with_numeric_differences(game, kind):
@@ -154,6 +153,7 @@ def test_pose_jacobian_agrees_with_numeric_differences(game, kind):
     for j in range(len(p)):
         err = np.linalg.norm(J[:, j] - num[:, j]) / np.linalg.norm(num[:, j])
         assert err < 0.02, (j, err)
+
 
 # -------------------------------------------------------------------- detection on fixtures
 

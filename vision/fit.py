@@ -192,7 +192,8 @@ class _PoseModel:
 
     def __init__(self, shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float,
                  clip_below: float | None, prior: float):
-        self.shape, self.cam, self.pts, self.base, self.clip, self.prior = shape, cam, pts_px, base_mm, clip_below, prior
+        self.shape, self.cam, self.pts = shape, cam, pts_px
+        self.base, self.clip, self.prior = base_mm, clip_below, prior
         self._at = None
 
     def _eval(self, p: np.ndarray, heading: float | None):
