@@ -67,6 +67,10 @@ class VisionConfig:
     change_weak_frac: float = 0.6          # where nothing was posed on a region: its weaker parts (this
                                            # much of the threshold) that touch the strong ones count too
     max_piece_area_frac: float = 2.6
+    shadow_reach: float = 3.0              # a piece's shadow reaches at most this many times its height
+                                           # (a lamp at least ~18 degrees above the table) ...
+    shadow_soft_mm: float = 3.0            # ... plus this much penumbra: a darkening wider than that is
+                                           # something lying there (a dark card back), not a shadow
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     color_confidence_min: float = 0.5

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -199,3 +200,51 @@ def _hidden(p, scene: SceneFile) -> bool:
     return any(q.state == "stacked" and q.pit == p.pit and
                np.hypot(q.center_mm[0] - p.center_mm[0], q.center_mm[1] - p.center_mm[1]) < 4.0
                for q in scene.pieces)
+
+
+# ------------------------------------------------------------------ shadows and dark cards
+
+def _textured(h: int, w: int, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    base = 170 + rng.normal(0, 4, (h, w, 1))
+    return np.clip(np.repeat(base, 3, axis=2), 0, 255).astype(np.uint8)
+
+
+def test_a_darkening_wider_than_a_shadow_can_be_is_a_change():
+    from vision.foreground import Background
+
+    ref = _textured(240, 320)
+    frame = ref.copy()
+    frame[60:180, 40:140] = (frame[60:180, 40:140] * 0.6).astype(np.uint8)   # 100 px wide, neutral
+    frame[60:180, 220:228] = (frame[60:180, 220:228] * 0.6).astype(np.uint8)  # 8 px wide, neutral
+    # no limit on a shadow's width: both darkenings are shadows, nothing changed
+    assert Background(ref, scale=1.0).changes(frame, min_area_px=100).blobs == []
+    # shadows at most 20 px wide: the wide darkening is something lying there, the narrow one a shadow
+    blobs = Background(ref, scale=1.0, shadow_px=20).changes(frame, min_area_px=100).blobs
+    assert len(blobs) == 1
+    x0, y0, x1, y1 = blobs[0].bbox
+    assert abs(x0 - 40) <= 3 and abs(x1 - 140) <= 3 and abs(y0 - 60) <= 3 and abs(y1 - 180) <= 3
+
+
+def test_dark_cards_side_by_side_are_each_found():
+    """Three cards as dark as a shadow of the mat (a neutral darkening), 3 mm apart: each is found
+    where it lies (one region of change holds them; its area says how many)."""
+    prof = BoardProfile.builtin("asfccg")
+    empty = read_image(FIX / "asfccg" / "empty.jpg")
+    cal = Calibration(register(empty, prof).calibration)
+    det = Detector(cal, prof, empty)
+    c = np.asarray(cal.support.centroid.coords[0])
+    img = empty.copy()
+    truth = []
+    for i in (-1, 0, 1):
+        x, y = c[0] + i * 66.0, c[1]
+        corners = np.array([[x - 31.5, y - 44], [x + 31.5, y - 44], [x + 31.5, y + 44], [x - 31.5, y + 44]])
+        px = np.round(cal.camera.project_plane(corners, 0.35)).astype(np.int32)
+        m = cv2.fillPoly(np.zeros(img.shape[:2], np.uint8), [px], 1).astype(bool)
+        img[m] = (img[m] * 0.6).astype(np.uint8)
+        truth.append((x, y))
+    j = det.detect(img).judgement
+    got = j.detections.center_mm
+    assert len(got) == 3, got
+    for x, y in truth:
+        assert np.min(np.hypot(got[:, 0] - x, got[:, 1] - y)) < 1.5, (x, y, got)

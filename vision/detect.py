@@ -79,7 +79,10 @@ class Detector:
             px = self.cam.project_plane(dense)
             cv2.fillPoly(board, [np.round(px).astype(np.int32)], 1)
         self.board_mask = board
-        self.bg = Background(reference_bgr, scale=self._change_scale(), board_mask=board)
+        tallest = max(s.height_mm for ss in self.shapes.values() for s in ss)
+        shadow_mm = self.cfg.shadow_reach * tallest + self.cfg.shadow_soft_mm
+        self.bg = Background(reference_bgr, scale=self._change_scale(), board_mask=board,
+                             shadow_px=shadow_mm / self.mm_per_px)
         self.pits = calibration.data.pits
         self.pit_c = calibration.pit_centers
         self.pit_r = calibration.pit_radii
@@ -109,7 +112,7 @@ class Detector:
         import time
 
         t0 = time.perf_counter()
-        ch = self.bg.changes(frame, min_area_px=self.min_area_px)
+        ch = self.bg.changes(frame, min_area_px=self.min_area_px, close_px=self._close_px)
         t1 = time.perf_counter()
         cands: list[Candidate] = []
         hand = False
@@ -160,6 +163,20 @@ class Detector:
         return float(2.0 ** -np.floor(np.log2(1.0 / s) + 1e-9))
 
     @cached_property
+    def _card_gap_px(self) -> float:
+        """A tenth of a card's short side (image px): a card's print may match the mat in places,
+        so its region of change may have gaps that wide.  0 without cards."""
+        cards = [s for ss in self.shapes.values() for s in ss if s.kind == "card"]
+        if not cards:
+            return 0.0
+        return 0.1 * float(np.ptp(cards[0].footprint, axis=0).min()) / self.mm_per_px
+
+    @cached_property
+    def _close_px(self) -> int:
+        """Gaps (coarse change map px) closed in a region of change."""
+        return max(3, int(round(self._card_gap_px * self.bg.scale)))
+
+    @cached_property
     def min_area_px(self) -> float:
         """The least area (image px) a region must have to be a piece: a fraction of the smallest piece."""
         smallest = min((s for ss in self.shapes.values() for s in ss), key=lambda s: s.area_mm2)
@@ -176,8 +193,13 @@ class Detector:
         x0, y0, x1, y1 = blob.bbox
         m = int(np.ceil(max(6.0, 3.0 / self.bg.scale)))  # the coarse map's outline is a few px off
         box = (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
-        score = self.bg.crop_score(frame, box, ch.gains)
+        wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
+        if not out and wide is not score:
+            # nothing posed where shadows are scored down: a piece as dark as a shadow of the board
+            # (a dark card back) and wider than the pieces' shadows can be; its edges are taken
+            # from the score that counts it (soft contact shadow and all)
+            out = self._pieces_in_mask(frame, wide, (wide > ch.threshold).astype(np.uint8), box, ch)
         if not out and not self.cards:
             # nothing posed on what clearly changed: a piece much like the board (a grey meteor on
             # grey print) shows only in parts; take its weaker parts that hang together with them
@@ -190,7 +212,7 @@ class Detector:
             return []
         if self.cards:
             # a card's print may match the mat in places: close the gaps (a tenth of a card) first
-            k = max(3, int(round(0.1 * 63.0 / self.mm_per_px)))
+            k = max(3, int(round(self._card_gap_px)))
             mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         # a piece is solid: fill the holes where it happens to look like the board behind it
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -366,11 +388,60 @@ class Detector:
         shape = next(iter(shapes.values()))
         out = []
         for pts in outlines:
-            f = fit_one(shape, self.cam, pts, 0.0)
-            face, conf = self._card_face(frame, f)
-            f.shape = shapes.get(face, shape)
-            out.append(Candidate(f, conf, state=face))
+            for f in self._card_fits(shape, pts, box):
+                face, conf = self._card_face(frame, f)
+                f.shape = shapes.get(face, shape)
+                out.append(Candidate(f, conf, state=face))
         return out
+
+    def _card_fits(self, shape: PieceShape, pts: np.ndarray, box) -> list[Fit]:
+        """Pose cards on one outline (image px): as many as its area holds (cards lying side by side
+        or overlapping make one region), the reading with one card fewer kept when it fits better;
+        none on an outline smaller than a card can show.
+        Several cards start from a split of the region's area (k-means in table mm): the outline
+        alone does not say where one card ends and the next begins."""
+        xy = self.cam.backproject(pts, 0.0).mean(axis=0)
+        ratio = cv2.contourArea(pts.astype(np.float32)) / max(self._expected_area_px(shape, xy), 1.0)
+        if ratio < self.cfg.min_piece_area_frac:
+            return []  # a fragment (print that differs from the mat), not a card
+        if ratio < self.cfg.multi_area_ratio:
+            return [fit_one(shape, self.cam, pts, 0.0)]
+        region = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
+        cv2.fillPoly(region, [np.round(pts - box[:2]).astype(np.int32)], 1)
+        step = max(1, int(round(0.2 * self._card_gap_px)))  # ~50 samples across a card
+        ys, xs = np.nonzero(region[::step, ::step])
+        area_mm = self.cam.backproject(np.column_stack([xs, ys]) * step + np.asarray(box[:2], float), 0.0)
+        best = None
+        for k in sorted({max(1, int(round(ratio)) - 1), max(2, int(round(ratio)))}):
+            if k == 1:
+                fits = [fit_one(shape, self.cam, pts, 0.0)]
+            else:
+                fits = fit_many([shape] * k, self.cam, pts, [0.0] * k, [None] * k,
+                                inits=self._area_starts(shape, area_mm, k))
+            cost = float(np.mean([f.cost for f in fits])) * (1 + 0.15 * (k - 1))
+            if best is None or cost < best[0]:
+                best = (cost, fits)
+        return best[1]
+
+    @staticmethod
+    def _area_starts(shape: PieceShape, xy_mm: np.ndarray, k: int) -> list[tuple[float, float, float]]:
+        """Starting poses of k pieces of one shape covering a region (its points in table mm):
+        the k-means centres, each heading along its part's main axis."""
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+        _, labels, centres = cv2.kmeans(xy_mm.astype(np.float32), k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
+        fp = shape.footprint - shape.footprint.mean(axis=0)
+        _, fv = np.linalg.eigh(fp.T @ fp)
+        model_th = np.degrees(np.arctan2(fv[1, 1], fv[0, 1]))
+        starts = []
+        for i in range(k):
+            d = xy_mm[labels.ravel() == i] - centres[i]
+            if len(d) < 3:
+                starts.append((float(centres[i][0]), float(centres[i][1]), 0.0))
+                continue
+            _, v = np.linalg.eigh(d.T @ d)
+            th = np.degrees(np.arctan2(v[1, 1], v[0, 1])) - model_th
+            starts.append((float(centres[i][0]), float(centres[i][1]), float(th % 360.0)))
+        return starts
 
     def _card_face(self, frame: np.ndarray, f: Fit) -> tuple[str, float]:
         """Face down when the card's top correlates with the profile's picture of the card back."""

@@ -243,7 +243,8 @@ class _PoseModel:
 def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bases: list[float],
              clips: list[float | None], inits: list[tuple[float, float, float]] | None = None,
              rounds: int = 3) -> list[Fit]:
-    """Jointly pose several pieces to one outline: points go to the model they are nearest."""
+    """Jointly pose several pieces to one outline: points go to the model they are nearest.
+    ``inits``: starting poses (x mm, y mm, heading), else the outline is split by k-means."""
     k = len(shapes)
     if inits is None:
         # split the outline points around k centres (k-means on back-projected points)
@@ -258,7 +259,9 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
                 sel = pts_px
             fits.append(fit_one(shapes[i], cam, sel, bases[i], clips[i]))
     else:
-        fits = [fit_one(s, cam, pts_px, b, c, init=ini) for s, b, c, ini in zip(shapes, bases, clips, inits)]
+        # posed where the caller says, not yet fitted: the first round gives each its own points
+        fits = [Fit(s, float(ini[0]), float(ini[1]), float(ini[2]), b, 0.0, np.inf, 0.0, 0, c, pts_px)
+                for s, b, c, ini in zip(shapes, bases, clips, inits)]
     owner_before = None
     for _ in range(rounds):
         d = np.stack([np.abs(signed_distance(pts_px, f.hulls(cam)) - f.inflation_px) for f in fits])

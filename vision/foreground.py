@@ -36,12 +36,22 @@ class ChangeMap:
     blobs: list[Blob]
 
 
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    """A uint8 0/1 mask with every region that the border cannot reach set."""
+    outside = np.pad(mask, 1).copy()
+    cv2.floodFill(outside, None, (0, 0), 2)
+    return (outside[1:-1, 1:-1] != 2).astype(np.uint8)
+
+
 class Background:
     """The empty-table reference and the change detector."""
 
-    def __init__(self, reference_bgr: np.ndarray, scale: float = 0.5, board_mask: np.ndarray | None = None):
+    def __init__(self, reference_bgr: np.ndarray, scale: float = 0.5, board_mask: np.ndarray | None = None,
+                 shadow_px: float = 0.0):
+        """``shadow_px``: the widest a piece's shadow can be (image px; 0: any width)."""
         self.full = reference_bgr
         self.scale = scale
+        self.shadow_px = shadow_px
         h, w = reference_bgr.shape[:2]
         self.size_small = (max(1, round(w * scale)), max(1, round(h * scale)))
         self.small = self._prep(reference_bgr)
@@ -74,10 +84,18 @@ class Background:
         return g.astype(np.float32)
 
     @staticmethod
-    def score(frame: np.ndarray, ref: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    def score(frame: np.ndarray, ref: np.ndarray, gains: np.ndarray, wide_px: int = 0) -> np.ndarray:
         """Change score per pixel: the largest channel difference, with shadows (a similar fall in
-        every channel, keeping the colour balance) scored down.  (Works on contiguous channel
-        planes: reductions across the channel axis of an HxWx3 array are slow.)"""
+        every channel, keeping the colour balance) scored down — but for darkenings in which a disc
+        ``wide_px`` across fits (wider than the pieces' shadows can be; 0: no limit)."""
+        return Background.scores(frame, ref, gains, wide_px)[0]
+
+    @staticmethod
+    def scores(frame: np.ndarray, ref: np.ndarray, gains: np.ndarray,
+               wide_px: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """The change score (see :meth:`score`) and the score with every shadow scored down, however
+        wide (the same array when no darkening is that wide).  (Works on contiguous channel planes:
+        reductions across the channel axis of an HxWx3 array are slow.)"""
         f = cv2.split(frame.astype(np.float32, copy=False))
         r = [ch * np.float32(g) for ch, g in zip(cv2.split(ref.astype(np.float32, copy=False)), gains)]
         d = cv2.max(cv2.max(cv2.absdiff(f[0], r[0]), cv2.absdiff(f[1], r[1])), cv2.absdiff(f[2], r[2]))
@@ -88,10 +106,19 @@ class Background:
         # a shadow's remaining difference is the part not explained by a uniform darkening
         resid = cv2.max(cv2.max(cv2.absdiff(f[0], r[0] * rmean), cv2.absdiff(f[1], r[1] * rmean)),
                         cv2.absdiff(f[2], r[2] * rmean))
-        return np.where(shadow, resid, d).astype(np.float32, copy=False)
+        plain = np.where(shadow, resid, d).astype(np.float32, copy=False)
+        if wide_px >= 3 and shadow.any():
+            disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (wide_px, wide_px))
+            wide = cv2.morphologyEx(shadow.view(np.uint8), cv2.MORPH_OPEN, disc) > 0
+            if wide.any():
+                return np.where(wide, d, plain).astype(np.float32, copy=False), plain
+        return plain, plain
 
     def changes(self, frame_bgr: np.ndarray, min_area_px: float = 30.0, k_sigma: float = 6.0,
-                min_threshold: float = 16.0) -> ChangeMap:
+                min_threshold: float = 16.0, close_px: int = 3) -> ChangeMap:
+        """Regions of change (full-resolution boxes).  A region's area is what its outline encloses
+        once gaps up to ``close_px`` (working-scale px) are closed: a piece much like the board behind
+        it (a dark card back on a dark mat) may change the picture only along its edges, in pieces."""
         small = self._prep(frame_bgr)
         gains = self.fit_gains(small, self.small, self.board_small)
         # a cheap first pass over the whole picture: the largest channel difference (an upper bound
@@ -109,10 +136,13 @@ class Background:
             n0, _, st0, _ = cv2.connectedComponentsWithStats(cv2.dilate(cand, np.ones((5, 5), np.uint8)), connectivity=8)
             for i in range(1, n0):
                 x, y, bw, bh, _ = st0[i]
-                s[y:y + bh, x:x + bw] = self.score(small[y:y + bh, x:x + bw], self.small[y:y + bh, x:x + bw], gains)
+                s[y:y + bh, x:x + bw] = self.score(small[y:y + bh, x:x + bw], self.small[y:y + bh, x:x + bw], gains,
+                                                   self._wide_px(self.scale))
         mask = (s > thr).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (close_px, close_px))
+        mask = _fill_holes(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close))
         n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         blobs = []
         h, w = mask.shape
@@ -126,9 +156,14 @@ class Background:
                               float(area * inv * inv), bool(touches)))
         return ChangeMap(s, mask, gains, thr, self.scale, blobs)
 
-    def crop_score(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int], gains: np.ndarray) -> np.ndarray:
-        """The change score at full resolution inside a box."""
+    def crop_score(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int],
+                   gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The change scores at full resolution inside a box (see :meth:`scores`)."""
         x0, y0, x1, y1 = bbox
         f = cv2.GaussianBlur(frame_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
         r = cv2.GaussianBlur(self.full[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
-        return self.score(f, r, gains)
+        return self.scores(f, r, gains, self._wide_px(1.0))
+
+    def _wide_px(self, scale: float) -> int:
+        """The least width (px at a scale) of a darkening that is not a shadow; 0: none."""
+        return 0 if self.shadow_px <= 0 else int(np.ceil(self.shadow_px * scale)) + 1
