@@ -248,3 +248,21 @@ def test_dark_cards_side_by_side_are_each_found():
     assert len(got) == 3, got
     for x, y in truth:
         assert np.min(np.hypot(got[:, 0] - x, got[:, 1] - y)) < 1.5, (x, y, got)
+
+
+def test_face_down_cards_are_posed_on_their_backs_print():
+    """A face-down card's outline may be unsure (a dark border on a dark mat, a soft contact
+    shadow); aligned to the profile's picture of the back, its centre is exact."""
+    prof = BoardProfile.builtin("asfccg")
+    empty = read_image(FIX / "asfccg" / "empty.jpg")
+    cal = Calibration(register(empty, prof).calibration)
+    det = Detector(cal, prof, empty)
+    errs = []
+    for k in (1, 2, 3):
+        scene = load_model(FIX / "asfccg" / f"scene-{k:02d}.json", SceneFile)
+        j = det.detect(read_image(FIX / "asfccg" / f"scene-{k:02d}.jpg")).judgement
+        backs = [p for p in scene.pieces if p.color == "face_down"]
+        s = score_scene(j, backs, scene.camera(), cal.camera, "asfccg")
+        assert s.missed == 0
+        errs += s.center_err_mm
+    assert len(errs) >= 3 and max(errs) < 0.3, errs

@@ -16,7 +16,7 @@ Frames: image px in, table mm (board plane) out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import cv2
@@ -33,7 +33,7 @@ from .fit import Fit, fast_pose, fit_many, fit_one, outline_points
 from .foreground import Background
 from .judge import judge
 from .judgement import Judgement
-from .silhouette import PieceShape, silhouette_hulls, silhouette_mask
+from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
 
 
 @dataclass
@@ -87,9 +87,12 @@ class Detector:
         self.pit_c = calibration.pit_centers
         self.pit_r = calibration.pit_radii
         self.card_back = self._card_back()
+        self._card_back_blurred = (None if self.card_back is None else
+                                   cv2.GaussianBlur(self.card_back, (0, 0), self.cfg.card_face_blur_mm))
 
     # ---------------------------------------------------------------------------------- helpers
-    def _card_back(self):
+    def _card_back(self) -> np.ndarray | None:
+        """The profile's picture of the card back, grey, 1 px per mm (63 x 88), or None."""
         for spec in self.profile.data.pieces:
             if spec.kind == "card" and spec.image and self.profile.path is not None:
                 from tableref.files import read_image
@@ -97,9 +100,14 @@ class Detector:
                 p = self.profile.path.parent / spec.image
                 if p.exists():
                     img = cv2.cvtColor(read_image(p), cv2.COLOR_BGR2GRAY)
-                    back = cv2.resize(img, (63, 88), interpolation=cv2.INTER_AREA).astype(np.float32)
-                    return cv2.GaussianBlur(back, (0, 0), self.cfg.card_face_blur_mm)
+                    return cv2.resize(img, (63, 88), interpolation=cv2.INTER_AREA).astype(np.float32)
         return None
+
+    @cached_property
+    def _back_template(self) -> np.ndarray:
+        """The card back at ``card_register_px_per_mm`` (for aligning a card)."""
+        s = self.cfg.card_register_px_per_mm
+        return cv2.resize(self.card_back, (int(round(63 * s)), int(round(88 * s))), interpolation=cv2.INTER_CUBIC)
 
     def _expected_area_px(self, shape: PieceShape, xy: np.ndarray) -> float:
         """The area (px) of a piece's silhouette at a place (image px)."""
@@ -389,7 +397,15 @@ class Detector:
         out = []
         for pts in outlines:
             for f in self._card_fits(shape, pts, box):
-                face, conf = self._card_face(frame, f)
+                ncc, flip = self._back_ncc(frame, f)
+                if ncc > 0.5 * self.cfg.card_back_ncc:
+                    # (maybe) a back: posed on its print, which may also show it better than the
+                    # outline's pose did (a degree or a few mm off spoils the correlation)
+                    f, aligned = self._align_back(frame, f, flip)
+                    ncc = max(ncc, aligned)
+                thr = self.cfg.card_back_ncc
+                face = "face_down" if ncc > thr else "face_up"
+                conf = float(np.clip(abs(ncc - thr) * 2.5, 0, 1)) if self.card_back is not None else 0.5
                 f.shape = shapes.get(face, shape)
                 out.append(Candidate(f, conf, state=face))
         return out
@@ -443,30 +459,59 @@ class Detector:
             starts.append((float(centres[i][0]), float(centres[i][1]), float(th % 360.0)))
         return starts
 
-    def _card_face(self, frame: np.ndarray, f: Fit) -> tuple[str, float]:
-        """Face down when the card's top correlates with the profile's picture of the card back."""
+    def _back_ncc(self, frame: np.ndarray, f: Fit) -> tuple[float, bool]:
+        """How well a posed card's top correlates with the profile's picture of the card back (-1
+        without one), and whether the back lies turned by 180 degrees against the fit's heading."""
         if self.card_back is None:
-            return "face_up", 0.5
-        from .silhouette import pose_points
-
+            return -1.0, False
         gx, gy = np.meshgrid(np.arange(63) - 31.0, np.arange(88) - 43.5)
         loc = np.column_stack([gx.ravel(), gy.ravel()])
-        px = self.cam.project_plane(pose_points(loc, f.x, f.y, f.heading), f.base_mm + f.shape.height_mm)
-        # the card's top sampled from the photo, then made grey (not the whole frame, once per card)
-        top = cv2.remap(frame, px[:, 0].astype(np.float32).reshape(88, 63), px[:, 1].astype(np.float32).reshape(88, 63),
-                        cv2.INTER_LINEAR)
-        top = (cv2.cvtColor(top, cv2.COLOR_BGR2GRAY) if top.ndim == 3 else top).astype(np.float32)
+        top = self._card_top(frame, f, loc, (88, 63))
         # both blurred a little: a fit a degree or a millimetre off must not hide the back's fine print
         top = cv2.GaussianBlur(top, (0, 0), self.cfg.card_face_blur_mm)
-        best = -1.0
+        scores = []
         for flip in (False, True):  # a card lies either way round
-            ref = self.card_back[::-1, ::-1] if flip else self.card_back
+            ref = self._card_back_blurred[::-1, ::-1] if flip else self._card_back_blurred
             a, b = top - top.mean(), ref - ref.mean()
-            ncc = float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6))
-            best = max(best, ncc)
-        thr = self.cfg.card_back_ncc
-        face = "face_down" if best > thr else "face_up"
-        return face, float(np.clip(abs(best - thr) * 2.5, 0, 1))
+            scores.append(float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6)))
+        return max(scores), scores[1] > scores[0]
+
+    def _card_top(self, frame: np.ndarray, f: Fit, loc_mm: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+        """The photo (grey, float32) sampled at points of a posed card's top (card mm, laid out in
+        rows of ``shape``); only those pixels are made grey, not the whole frame."""
+        px = self.cam.project_plane(pose_points(loc_mm, f.x, f.y, f.heading), f.base_mm + f.shape.height_mm)
+        top = cv2.remap(frame, px[:, 0].astype(np.float32).reshape(shape), px[:, 1].astype(np.float32).reshape(shape),
+                        cv2.INTER_LINEAR)
+        return (cv2.cvtColor(top, cv2.COLOR_BGR2GRAY) if top.ndim == 3 else top).astype(np.float32)
+
+    def _align_back(self, frame: np.ndarray, f: Fit, flip: bool) -> tuple[Fit, float]:
+        """A face-down card posed on its back's print: the photo of the card's top (and a margin
+        around it) is aligned to the profile's picture of the back by OpenCV's ECC (a rigid motion in
+        the card's plane).  Its outline may be unsure (a dark border on a dark mat, a soft contact
+        shadow); its print is not.  Kept only when the alignment correlates as well as a card back
+        must and moves the card less than the margin; the alignment's correlation (-1: failed)."""
+        s, m = self.cfg.card_register_px_per_mm, self.cfg.card_register_margin_mm
+        tpl = self._back_template[::-1, ::-1].copy() if flip else self._back_template
+        th, tw = tpl.shape
+        w, h = tw + int(round(2 * m * s)), th + int(round(2 * m * s))
+        gx, gy = np.meshgrid((np.arange(w) + 0.5) / s - tw / (2 * s) - m, (np.arange(h) + 0.5) / s - th / (2 * s) - m)
+        top = self._card_top(frame, f, np.column_stack([gx.ravel(), gy.ravel()]), (h, w))
+        warp = np.array([[1, 0, m * s], [0, 1, m * s]], np.float32)
+        try:
+            # coarse to fine: the print's big shapes first (a start a few mm and degrees off), then its detail
+            for blur in (2.0 * s, 0.5 * s):
+                a, b = cv2.GaussianBlur(tpl, (0, 0), blur), cv2.GaussianBlur(top, (0, 0), blur)
+                cc, warp = cv2.findTransformECC(a, b, warp, cv2.MOTION_EUCLIDEAN,
+                                                (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-4), None, 1)
+        except cv2.error:
+            return f, -1.0
+        centre = warp @ np.array([tw / 2 - 0.5, th / 2 - 0.5, 1.0])
+        local = (centre + 0.5) / s - [tw / (2 * s) + m, th / (2 * s) + m]
+        turn = float(np.degrees(np.arctan2(warp[1, 0], warp[0, 0])))
+        if cc < self.cfg.card_back_ncc or np.hypot(*local) > m or abs(turn) > self.cfg.card_register_max_turn_deg:
+            return f, -1.0
+        x, y = pose_points(local[None], f.x, f.y, f.heading)[0]
+        return replace(f, x=float(x), y=float(y), heading=(f.heading + turn) % 360.0), float(cc)
 
     def _suppress(self, cands: list[Candidate]) -> list[Candidate]:
         """Drop weak candidates lying mostly on a stronger piece (a highlight, a printed detail);
