@@ -203,11 +203,19 @@ class Detector:
         box = (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
         wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
-        if not out and wide is not score:
-            # nothing posed where shadows are scored down: a piece as dark as a shadow of the board
-            # (a dark card back) and wider than the pieces' shadows can be; its edges are taken
-            # from the score that counts it (soft contact shadow and all)
-            out = self._pieces_in_mask(frame, wide, (wide > ch.threshold).astype(np.uint8), box, ch)
+        if wide is not score:
+            # where nothing was posed with shadows scored down: a piece as dark as a shadow of the
+            # board (a dark card back) and wider than the pieces' shadows can be; its edges are
+            # taken from the score that counts it (soft contact shadow and all)
+            rest = wide > ch.threshold
+            if out:
+                posed = np.zeros(rest.shape, np.uint8)
+                for c in out:
+                    posed |= silhouette_mask(c.fit.hulls(self.cam), box)
+                k = 2 * int(np.ceil(self.cfg.shadow_soft_mm / self.mm_per_px)) + 1
+                rest &= cv2.dilate(posed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) == 0
+            if rest.sum() >= self.min_area_px:
+                out += self._pieces_in_mask(frame, wide, rest.astype(np.uint8), box, ch)
         if not out and not self.cards:
             # nothing posed on what clearly changed: a piece much like the board (a grey meteor on
             # grey print) shows only in parts; take its weaker parts that hang together with them
@@ -413,17 +421,19 @@ class Detector:
     def _card_fits(self, shape: PieceShape, pts: np.ndarray, box) -> list[Fit]:
         """Pose cards on one outline (image px): as many as its area holds (cards lying side by side
         or overlapping make one region), the reading with one card fewer kept when it fits better;
-        none on an outline smaller than a card can show.
+        none on an outline smaller than a card can show, nor where the outline is not a card's.
         Several cards start from a split of the region's area (k-means in table mm): the outline
         alone does not say where one card ends and the next begins."""
         xy = self.cam.backproject(pts, 0.0).mean(axis=0)
-        ratio = cv2.contourArea(pts.astype(np.float32)) / max(self._expected_area_px(shape, xy), 1.0)
+        # (the hull: an outline's points run with gaps where no edge was found)
+        hull = cv2.convexHull(pts.astype(np.float32))
+        ratio = cv2.contourArea(hull) / max(self._expected_area_px(shape, xy), 1.0)
         if ratio < self.cfg.min_piece_area_frac:
             return []  # a fragment (print that differs from the mat), not a card
         if ratio < self.cfg.multi_area_ratio:
-            return [fit_one(shape, self.cam, pts, 0.0)]
+            return self._card_like([fit_one(shape, self.cam, pts, 0.0)])
         region = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
-        cv2.fillPoly(region, [np.round(pts - box[:2]).astype(np.int32)], 1)
+        cv2.fillPoly(region, [np.round(hull.reshape(-1, 2) - box[:2]).astype(np.int32)], 1)
         step = max(1, int(round(0.2 * self._card_gap_px)))  # ~50 samples across a card
         ys, xs = np.nonzero(region[::step, ::step])
         area_mm = self.cam.backproject(np.column_stack([xs, ys]) * step + np.asarray(box[:2], float), 0.0)
@@ -437,7 +447,12 @@ class Detector:
             cost = float(np.mean([f.cost for f in fits])) * (1 + 0.15 * (k - 1))
             if best is None or cost < best[0]:
                 best = (cost, fits)
-        return best[1]
+        return self._card_like(best[1])
+
+    def _card_like(self, fits: list[Fit]) -> list[Fit]:
+        """The card poses whose outline lies on the card's edge, give or take a tenth of a card, for
+        a third of it at least (a pose shrunk to part of a card's print is not a card)."""
+        return [f for f in fits if abs(f.inflation_px) <= self._card_gap_px and f.inlier_frac >= 1 / 3]
 
     @staticmethod
     def _area_starts(shape: PieceShape, xy_mm: np.ndarray, k: int) -> list[tuple[float, float, float]]:
