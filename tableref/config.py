@@ -74,6 +74,9 @@ class VisionConfig:
                                            # (a lamp at least ~18 degrees above the table) ...
     shadow_soft_mm: float = 3.0            # ... plus this much penumbra: a darkening wider than that is
                                            # something lying there (a dark card back), not a shadow
+    shadow_smooth_mm: float = 2.0          # a shadow darkens the board by much the same ratio over this
+    shadow_textured_frac: float = 0.05     # ... a shadow-like region apart from any piece, this much of
+                                           # it not so explained, is a piece the colour of a shadow
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     color_confidence_min: float = 0.5

@@ -266,3 +266,27 @@ def test_face_down_cards_are_posed_on_their_backs_print():
         assert s.missed == 0
         errs += s.center_err_mm
     assert len(errs) >= 3 and max(errs) < 0.3, errs
+
+
+def test_a_textured_darkening_apart_from_any_piece_is_a_piece_the_colour_of_a_shadow():
+    """A grey rock on a grey board darkens it like a shadow, but hides the board's print and shows
+    its own texture; a shadow (here one without its piece: a lamp arm's) keeps the print."""
+    from vision.foreground import Background
+
+    ref = _textured(240, 480)
+    ref[:, 100:104] = 235                    # a printed line under both
+    ref[:, 340:344] = 235
+    frame = ref.copy()
+    yy, xx = np.mgrid[:240, :480]
+    rock = (xx - 100) ** 2 + (yy - 120) ** 2 < 35 ** 2
+    shade = (xx - 340) ** 2 + (yy - 120) ** 2 < 35 ** 2
+    rng = np.random.default_rng(3)
+    grain = rng.normal(105, 14, (240, 480, 1)).repeat(3, axis=2)
+    frame[rock] = np.clip(grain[rock], 0, 255).astype(np.uint8)      # its own texture, the line hidden
+    frame[shade] = (frame[shade] * 0.6).astype(np.uint8)              # the board's print, darker
+    plain = Background(ref, scale=1.0).changes(frame, min_area_px=400)
+    assert plain.blobs == []  # both read as shadows
+    found = Background(ref, scale=1.0, smooth_px=3.0, textured_frac=0.05).changes(frame, min_area_px=400).blobs
+    assert len(found) == 1 and found[0].shadow_like
+    x0, y0, x1, y1 = found[0].bbox
+    assert x0 < 100 < x1 and y0 < 120 < y1

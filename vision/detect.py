@@ -30,7 +30,7 @@ from tableref.config import VisionConfig
 from .colors import ColorNamer
 from .detections import Detections
 from .fit import Fit, fast_pose, fit_many, fit_one, outline_points
-from .foreground import Background
+from .foreground import Background, fill_holes
 from .judge import judge
 from .judgement import Judgement
 from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
@@ -82,7 +82,8 @@ class Detector:
         tallest = max(s.height_mm for ss in self.shapes.values() for s in ss)
         shadow_mm = self.cfg.shadow_reach * tallest + self.cfg.shadow_soft_mm
         self.bg = Background(reference_bgr, scale=self._change_scale(), board_mask=board,
-                             shadow_px=shadow_mm / self.mm_per_px)
+                             shadow_px=shadow_mm / self.mm_per_px, smooth_px=self.cfg.shadow_smooth_mm / self.mm_per_px,
+                             textured_frac=self.cfg.shadow_textured_frac)
         self.pits = calibration.data.pits
         self.pit_c = calibration.pit_centers
         self.pit_r = calibration.pit_radii
@@ -201,6 +202,8 @@ class Detector:
         x0, y0, x1, y1 = blob.bbox
         m = int(np.ceil(max(6.0, 3.0 / self.bg.scale)))  # the coarse map's outline is a few px off
         box = (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
+        if blob.shadow_like:
+            return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
         if wide is not score:
@@ -220,7 +223,38 @@ class Detector:
             # nothing posed on what clearly changed: a piece much like the board (a grey meteor on
             # grey print) shows only in parts; take its weaker parts that hang together with them
             out = self._pieces_in_mask(frame, score, self._hysteresis(score, ch.threshold), box, ch)
+        if not out and not self.cards and self.bg.textured_frac > 0:
+            # still nothing: a piece the colour of a shadow (a grey rock), of which only a part
+            # lighter than the board shows; looked for around it, a piece's size further out
+            g = int(np.ceil(self._largest_px))
+            out = self._shadow_coloured(frame, (max(0, box[0] - g), max(0, box[1] - g), min(w, box[2] + g),
+                                                min(h, box[3] + g)), box, ch)
         return out
+
+    def _shadow_coloured(self, frame: np.ndarray, box, seed, ch) -> list[Candidate]:
+        """One piece the colour of a shadow in a box (image px), where it changed the picture
+        (shadows and all) and either its colour balance or the board's texture (see
+        :meth:`Background.texture_residual`); its shadow, which keeps the board's texture, is left
+        out.  Only regions reaching into ``seed`` (a box) count.  One piece: a second one there
+        would have shown where shadows are scored down."""
+        d, plain, tex = self.bg.crop_texture(frame, box, ch.gains)
+        thr = ch.threshold
+        k = 2 * int(np.ceil(2 * self.bg.smooth_px)) + 1
+        m = ((d > thr) & ((plain > thr) | (tex > thr))).astype(np.uint8)
+        m = fill_holes(cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
+        n, lab = cv2.connectedComponents(m, connectivity=8)
+        touched = np.zeros(n, bool)
+        touched[np.unique(lab[seed[1] - box[1]:seed[3] - box[1], seed[0] - box[0]:seed[2] - box[0]])] = True
+        touched[0] = False
+        if not touched.any():
+            return []
+        return sorted(self._pieces_in_mask(frame, d, touched[lab].astype(np.uint8), box, ch),
+                      key=lambda c: c.fit.cost)[:1]
+
+    @cached_property
+    def _largest_px(self) -> float:
+        """The largest piece's greatest width (image px at the middle of the boards)."""
+        return max(float(np.ptp(s.footprint, axis=0).max()) for ss in self.shapes.values() for s in ss) / self.mm_per_px
 
     def _pieces_in_mask(self, frame: np.ndarray, score: np.ndarray, mask: np.ndarray, box, ch) -> list[Candidate]:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))

@@ -23,6 +23,8 @@ class Blob:
     bbox: tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
     area_px: float
     touches_border: bool
+    shadow_like: bool = False        # a neutral darkening, but textured unlike the board: a piece the
+                                     # colour of a shadow (see Background.changes)
 
 
 @dataclass
@@ -36,7 +38,7 @@ class ChangeMap:
     blobs: list[Blob]
 
 
-def _fill_holes(mask: np.ndarray) -> np.ndarray:
+def fill_holes(mask: np.ndarray) -> np.ndarray:
     """A uint8 0/1 mask with every region that the border cannot reach set."""
     outside = np.pad(mask, 1).copy()
     cv2.floodFill(outside, None, (0, 0), 2)
@@ -47,11 +49,16 @@ class Background:
     """The empty-table reference and the change detector."""
 
     def __init__(self, reference_bgr: np.ndarray, scale: float = 0.5, board_mask: np.ndarray | None = None,
-                 shadow_px: float = 0.0):
-        """``shadow_px``: the widest a piece's shadow can be (image px; 0: any width)."""
+                 shadow_px: float = 0.0, smooth_px: float = 0.0, textured_frac: float = 0.0):
+        """``shadow_px``: the widest a piece's shadow can be (image px; 0: any width).  ``smooth_px``:
+        a shadow darkens the board by much the same ratio over this distance (image px), and a
+        shadow-like region of its own (apart from the other changes) of which ``textured_frac`` is
+        not explained so is a piece (0: not looked for)."""
         self.full = reference_bgr
         self.scale = scale
         self.shadow_px = shadow_px
+        self.smooth_px = smooth_px
+        self.textured_frac = textured_frac
         h, w = reference_bgr.shape[:2]
         self.size_small = (max(1, round(w * scale)), max(1, round(h * scale)))
         self.small = self._prep(reference_bgr)
@@ -142,19 +149,78 @@ class Background:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (close_px, close_px))
-        mask = _fill_holes(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close))
+        mask = fill_holes(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close))
         n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         blobs = []
         h, w = mask.shape
         inv = 1.0 / self.scale
+        kept = np.zeros(n, bool)
         for i in range(1, n):
             x, y, bw, bh, area = stats[i]
             if area * inv * inv < min_area_px:
                 continue
+            kept[i] = True
             touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
             blobs.append(Blob((int(x * inv), int(y * inv), int(np.ceil((x + bw) * inv)), int(np.ceil((y + bh) * inv))),
                               float(area * inv * inv), bool(touches)))
+        if self.textured_frac > 0:
+            blobs += self._shadow_like(small, gains, dmax, s, kept[lab].astype(np.uint8), thr, min_area_px)
         return ChangeMap(s, mask, gains, thr, self.scale, blobs)
+
+    def _shadow_like(self, small, gains, dmax, s, pieces, thr: float, min_area_px: float) -> list[Blob]:
+        """Regions that changed like a shadow (every channel by a similar ratio) and touch no region
+        of ``pieces`` (a shadow lies by the piece that casts it), but whose picture is not the board's
+        scaled by a smooth ratio over ``textured_frac`` of their pixels: a piece the colour of a
+        shadow (a grey rock on a grey board), whose own texture replaces the board's print."""
+        shade = ((dmax > thr) & (s <= thr)).astype(np.uint8)
+        shade = cv2.morphologyEx(shade, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        shade = fill_holes(cv2.morphologyEx(shade, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(shade, connectivity=8)
+        near = cv2.dilate(pieces, np.ones((5, 5), np.uint8)) > 0
+        h, w = shade.shape
+        inv = 1.0 / self.scale
+        out = []
+        for i in range(1, n):
+            x, y, bw, bh, area = stats[i]
+            if area * inv * inv < min_area_px:
+                continue
+            comp = lab[y:y + bh, x:x + bw] == i
+            if near[y:y + bh, x:x + bw][comp].any():
+                continue
+            sigma = max(0.5, self.smooth_px * self.scale)
+            e = self.texture_residual(small[y:y + bh, x:x + bw], self.small[y:y + bh, x:x + bw], gains, sigma)
+            # away from its edge, where a crisp shadow's ratio steps faster than the smoothing follows
+            k = 2 * int(np.ceil(2 * sigma)) + 1
+            inner = cv2.erode(comp.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
+            if np.mean(e[inner if inner.any() else comp] > thr) < self.textured_frac:
+                continue
+            touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+            out.append(Blob((int(x * inv), int(y * inv), int(np.ceil((x + bw) * inv)), int(np.ceil((y + bh) * inv))),
+                            float(area * inv * inv), bool(touches), shadow_like=True))
+        return out
+
+    @staticmethod
+    def texture_residual(frame: np.ndarray, ref: np.ndarray, gains: np.ndarray, sigma_px: float) -> np.ndarray:
+        """What the reference scaled by a smooth ratio (the mean channel ratio, blurred by
+        ``sigma_px``) leaves of the frame, largest channel: a shadow leaves noise, a piece its own
+        texture and the board print it hides."""
+        f = cv2.split(frame.astype(np.float32, copy=False))
+        r = [ch * np.float32(g) for ch, g in zip(cv2.split(ref.astype(np.float32, copy=False)), gains)]
+        rmean = sum(cv2.divide(fc + 6.0, rc + 6.0) for fc, rc in zip(f, r)) * np.float32(1 / 3)
+        k = cv2.GaussianBlur(rmean, (0, 0), sigma_px)
+        return cv2.max(cv2.max(cv2.absdiff(f[0], r[0] * k), cv2.absdiff(f[1], r[1] * k)), cv2.absdiff(f[2], r[2] * k))
+
+    def crop_texture(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int],
+                     gains: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Inside a box, at full resolution: the largest channel difference (shadows and all), the
+        change score with every shadow scored down, and the texture residual (see
+        :meth:`texture_residual`)."""
+        x0, y0, x1, y1 = bbox
+        f = cv2.GaussianBlur(frame_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
+        r = cv2.GaussianBlur(self.full[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
+        d = cv2.absdiff(f, r * gains.reshape(1, 1, 3))
+        d = cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2])
+        return d, self.scores(f, r, gains)[1], self.texture_residual(f, r, gains, max(0.5, self.smooth_px))
 
     def crop_score(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int],
                    gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
