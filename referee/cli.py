@@ -637,7 +637,8 @@ def bench_accuracy(scenes, games, size, workers, true_calibration) -> None:
 @bench.command("speed")
 @click.option("--frames", type=int, default=20, show_default=True)
 def bench_speed(frames) -> None:
-    """Detection + judgement of a settled 1920x1080 frame (one core), and the settle check rate."""
+    """Detection + judgement of a settled 1920x1080 frame (one core), from scratch and after a shot
+    (judged with the frame before it), and the settle check rate."""
     from rich.console import Console
     from rich.table import Table
 
@@ -649,9 +650,12 @@ def bench_speed(frames) -> None:
     t.add_column("pieces", justify="right")
     t.add_column("ms median", justify="right")
     t.add_column("ms worst", justify="right")
+    t.add_column("after a shot: ms median", justify="right")
+    t.add_column("regions posed again", justify="right")
     for g in GAMES:
-        med, worst, n = res[g]
-        t.add_row(g, str(n), f"{med:.0f}", f"{worst:.0f}")
+        r = res[g]
+        t.add_row(g, str(r.pieces), f"{r.ms_median:.0f}", f"{r.ms_worst:.0f}", f"{r.after_shot_ms:.0f}",
+                  f"{r.regions_posed} of {r.regions}")
     con = Console()
     con.print(t)
     fps = res.get("motion_fps")

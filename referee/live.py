@@ -101,12 +101,14 @@ def run_live(camera: str, calibration: str | Path | None = None, out_dir: Path |
         if tuple(src.size) != (w, h):
             raise InputError(f"the camera gives {src.size[0]}x{src.size[1]} frames, the calibration is for {w}x{h}",
                              "set the camera to the resolution you calibrated with")
+        last = None
         for frame in src.frames():
             summary.frames += 1
             st = settle.update(frame.image, frame.timestamp)
             if not st.just_settled:
                 continue
-            res = detector.detect(frame.image)
+            res = detector.detect(frame.image, previous=last)  # what the shot left alone keeps its pieces
+            last = res
             tr = tracker.update(res.judgement, frame.timestamp)
             j = tr.judgement
             verdicts = []

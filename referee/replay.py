@@ -93,6 +93,7 @@ def replay(folder: str | Path, out_dir: str | Path | None = None,
     done = 0
     match_id = None if log is None else log.start(rec.data.game, list(rec.data.players), {
         "source": "replay", "folder": str(Path(folder).resolve()), "title": rec.data.title})
+    last = None
     for ti, turn in enumerate(rec.data.turns):
         judgements, images = [], []
         for shot in turn.shots:
@@ -101,7 +102,8 @@ def replay(folder: str | Path, out_dir: str | Path | None = None,
             if img.shape[1] != w or img.shape[0] != h:
                 raise InputError(f"{rec.path(shot.frame)}: is {img.shape[1]}x{img.shape[0]}, the table was calibrated "
                                  f"at {w}x{h}")
-            res = detector.detect(img)
+            res = detector.detect(img, previous=last)  # what the shot left alone keeps its pieces
+            last = res
             judgements.append(res.judgement)
             images.append(img)
         ev = referee.play_turn(turn, judgements)

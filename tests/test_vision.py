@@ -290,3 +290,30 @@ def test_a_textured_darkening_apart_from_any_piece_is_a_piece_the_colour_of_a_sh
     assert len(found) == 1 and found[0].shadow_like
     x0, y0, x1, y1 = found[0].bbox
     assert x0 < 100 < x1 and y0 < 120 < y1
+
+
+def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay():
+    """Judged with the frame before it, a frame keeps the pieces of every region of change that
+    is where it was and looks as it did; the verdicts are those of judging it from scratch."""
+    from referee.recording import Recording
+    from referee.replay import _calibration, _profile
+
+    rec = Recording(FIX.parent / "games" / "pitchfleet-stage")
+    prof = _profile(rec)
+    cal, ref = _calibration(rec, prof, None)
+    det = Detector(cal, prof, ref)
+    frames = sorted((FIX.parent / "games" / "pitchfleet-stage" / "frames").glob("*.jpg"))[:6]
+    before, reused = None, 0
+    for path in frames:
+        img = read_image(path)
+        now, fresh = det.detect(img, previous=before), det.detect(img)
+        reused += now.reused
+        assert now.reused < now.blobs  # every frame is after a shot: something moved
+        key = lambda j: sorted(zip(j.detections.kind, j.detections.color, j.outbound.tolist(),  # noqa: E731
+                                   [",".join(z) for z in j.zones]))
+        assert key(now.judgement) == key(fresh.judgement)
+        before = now
+    assert reused >= 3
+    # the same photo again: every region is taken over
+    again = det.detect(img, previous=before)
+    assert again.reused == again.blobs > 0

@@ -16,6 +16,7 @@ Frames: image px in, table mm (board plane) out.
 
 from __future__ import annotations
 
+from copy import copy
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -49,11 +50,24 @@ class Candidate:
 
 
 @dataclass
+class _Region:
+    """A region of change of a judged frame and the pieces posed on it, kept so that the next
+    frame can take them over where that region has not changed (image px)."""
+
+    bbox: tuple[int, int, int, int]
+    cands: list[Candidate]
+
+
+@dataclass
 class FrameResult:
     judgement: Judgement
     hand: bool = False
     blobs: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    reused: int = 0                # regions whose pieces were taken over from the previous frame
+    _regions: list[_Region] = field(default_factory=list, repr=False)
+    _refits: dict = field(default_factory=dict, repr=False)
+    _small: np.ndarray | None = field(default=None, repr=False)  # the frame at the change map's scale
 
 
 class Detector:
@@ -117,19 +131,31 @@ class Detector:
         return float(cv2.contourArea(hull.astype(np.float32)))
 
     # ------------------------------------------------------------------------------- the frame
-    def detect(self, frame: np.ndarray) -> FrameResult:
+    def detect(self, frame: np.ndarray, previous: FrameResult | None = None) -> FrameResult:
+        """Find and judge the pieces of a frame.  ``previous``: this detector's result for an earlier
+        frame of the same table (the last settled one): the pieces of every region of change that
+        is where it was and looks as it did are taken over, not posed again (after a shot, only
+        what the shot moved is)."""
         import time
 
         t0 = time.perf_counter()
         ch = self.bg.changes(frame, min_area_px=self.min_area_px, close_px=self._close_px)
         t1 = time.perf_counter()
         cands: list[Candidate] = []
+        regions: list[_Region] = []
         hand = False
+        reused = 0
+        self._refits_before = previous._refits if previous is not None else {}
+        self._refits_now = {}
         for blob in ch.blobs:
             if self._is_hand(frame, blob):
                 hand = True
                 continue
-            cands.extend(self._pieces_in(frame, blob, ch))
+            old = self._unchanged(frame, blob.bbox, ch, previous)
+            found = [copy(c) for c in old.cands] if old is not None else self._pieces_in(frame, blob, ch)
+            reused += old is not None
+            regions.append(_Region(blob.bbox, [copy(c) for c in found]))
+            cands.extend(found)
         t2 = time.perf_counter()
         cands = self._suppress(cands)
         cands = self._resolve_elevations(cands)
@@ -142,14 +168,53 @@ class Detector:
         if near:
             for i in near:
                 f = cands[i].fit
-                g = fit_one(f.shape, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
+                g = self._refit(f, f.base_mm, f.clip_below, (f.x, f.y, f.heading))
                 g.upright = f.upright
                 cands[i].fit = g
             det = self._to_detections(cands)
             jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
                         [c.pit_margin for c in cands], self.cfg)
         t3 = time.perf_counter()
-        return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2})
+        return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2}, reused,
+                           regions, self._refits_now, ch.small)
+
+    def _region_box(self, frame: np.ndarray, bbox) -> tuple[int, int, int, int]:
+        """A region's box grown by the few px the coarse change map's outline may be off (image px)."""
+        h, w = frame.shape[:2]
+        x0, y0, x1, y1 = bbox
+        m = int(np.ceil(max(6.0, 3.0 / self.bg.scale)))
+        return max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
+
+    def _unchanged(self, frame: np.ndarray, bbox, ch, previous: FrameResult | None) -> _Region | None:
+        """The previous frame's region at the same place (to the change map's px) where no pixel of
+        the change map's copy of the frame differs from the previous one by the change threshold
+        (but for specks of noise)."""
+        if previous is None or previous._small is None or previous._small.shape != ch.small.shape:
+            return None
+        tol = 2.0 / self.bg.scale + 1
+        for r in previous._regions:
+            if max(abs(a - b) for a, b in zip(r.bbox, bbox)) > tol:
+                continue
+            s = self.bg.scale
+            box = self._region_box(frame, [min(a, b) for a, b in zip(r.bbox[:2], bbox[:2])] +
+                                   [max(a, b) for a, b in zip(r.bbox[2:], bbox[2:])])
+            x0, y0 = int(box[0] * s), int(box[1] * s)
+            x1, y1 = int(np.ceil(box[2] * s)), int(np.ceil(box[3] * s))
+            d = cv2.absdiff(ch.small[y0:y1, x0:x1], previous._small[y0:y1, x0:x1])
+            moved = (cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2]) > ch.threshold).astype(np.uint8)
+            if not cv2.morphologyEx(moved, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)).any():
+                return r
+        return None
+
+    def _refit(self, f: Fit, base_mm: float, clip_below: float | None, init) -> Fit:
+        """fit_one() on a posed piece's outline at another height; a piece taken over from the
+        previous frame keeps its refits too."""
+        key = (id(f), base_mm, clip_below, tuple(init))
+        got = self._refits_before.get(key)
+        if got is None or got[0] is not f:
+            got = (f, fit_one(f.shape, self.cam, f.points, base_mm, clip_below, init=init))
+        self._refits_now[key] = got
+        return got[1]
 
     @cached_property
     def mm_per_px(self) -> float:
@@ -199,9 +264,7 @@ class Detector:
     def _pieces_in(self, frame: np.ndarray, blob, ch) -> list[Candidate]:
         """Pose piece models on one region of change; name each piece's colour from its top face."""
         h, w = frame.shape[:2]
-        x0, y0, x1, y1 = blob.bbox
-        m = int(np.ceil(max(6.0, 3.0 / self.bg.scale)))  # the coarse map's outline is a few px off
-        box = (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
+        box = self._region_box(frame, blob.bbox)
         if blob.shadow_like:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
@@ -589,7 +652,7 @@ class Detector:
                     top, low = (i, k) if cands[i].fit.rms_px <= cands[k].fit.rms_px else (k, i)
                     f = cands[top].fit
                     base = cands[low].fit.base_mm + cands[low].fit.shape.height_mm
-                    f2 = fit_one(f.shape, self.cam, f.points, base, init=(f.x, f.y, f.heading))
+                    f2 = self._refit(f, base, None, (f.x, f.y, f.heading))
                     cands[top] = Candidate(f2, cands[top].color_conf, "on_piece", upright=cands[top].upright)
         return cands
 
@@ -602,14 +665,12 @@ class Detector:
             f = c.fit
             if c.state in ("face_up", "face_down"):
                 if not shapely.contains_xy(support, f.x, f.y):
-                    pts = self._outline_of(f)
-                    f = fit_one(f.shape, self.cam, pts, -self.T, init=(f.x, f.y, f.heading))
+                    f = self._refit(f, -self.T, None, (f.x, f.y, f.heading))
                 out.append(Candidate(f, c.color_conf, c.state))
                 continue
             if not shapely.contains_xy(support, f.x, f.y):
                 # off the boards: it lies on the table, lower by the board's thickness
-                pts = self._outline_of(f)
-                f2 = fit_one(f.shape, self.cam, pts, -self.T, init=(f.x, f.y, f.heading))
+                f2 = self._refit(f, -self.T, None, (f.x, f.y, f.heading))
                 if not shapely.contains_xy(support, f2.x, f2.y):
                     out.append(Candidate(f2, c.color_conf, "off_board", upright=c.upright))
                     continue
@@ -617,10 +678,6 @@ class Detector:
         if len(self.pits):
             out = self._pit_states(out)
         return out
-
-    @staticmethod
-    def _outline_of(f: Fit) -> np.ndarray:
-        return f.points
 
     def _pit_states(self, cands: list[Candidate]) -> list[Candidate]:
         """PitRush: in a pit, stacked on a disc in a pit, hanging on an empty pit's edge, or surface."""
@@ -658,15 +715,13 @@ class Detector:
             pit_id = self.pits[j].id if j is not None else None
             depth = float(self.pits[j].depth_mm) if j is not None else 0.0
             if st == "sunk" and occupied.get(j) == i:
-                pts = self._outline_of(f)
-                f_in = fit_one(f.shape, self.cam, pts, -depth, clip_below=0.0, init=(f.x, f.y, 0.0))
+                f_in = self._refit(f, -depth, 0.0, (f.x, f.y, 0.0))
                 # (a disc right over a pit may also lie on a disc hidden in it: one photo cannot
                 # always tell; the tracker knows when a disc vanished there, see vision.track)
                 out.append(Candidate(f_in, c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
             elif st in ("sunk", "over") and j in occupied:
                 base = -depth + f.shape.height_mm
-                pts = self._outline_of(f)
-                f2 = fit_one(f.shape, self.cam, pts, base, init=(f.x, f.y, 0.0))
+                f2 = self._refit(f, base, None, (f.x, f.y, 0.0))
                 out.append(Candidate(f2, c.color_conf, "stacked", pit_id, mg))
             elif st == "over":
                 out.append(Candidate(f, c.color_conf, "hanging", pit_id, mg))

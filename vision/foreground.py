@@ -36,6 +36,7 @@ class ChangeMap:
     threshold: float
     scale: float             # working scale / full resolution
     blobs: list[Blob]
+    small: np.ndarray | None = None  # the frame at working scale, blurred a little (float32)
 
 
 def fill_holes(mask: np.ndarray) -> np.ndarray:
@@ -165,7 +166,7 @@ class Background:
                               float(area * inv * inv), bool(touches)))
         if self.textured_frac > 0:
             blobs += self._shadow_like(small, gains, dmax, s, kept[lab].astype(np.uint8), thr, min_area_px)
-        return ChangeMap(s, mask, gains, thr, self.scale, blobs)
+        return ChangeMap(s, mask, gains, thr, self.scale, blobs, small)
 
     def _shadow_like(self, small, gains, dmax, s, pieces, thr: float, min_area_px: float) -> list[Blob]:
         """Regions that changed like a shadow (every channel by a similar ratio) and touch no region
