@@ -115,10 +115,12 @@ class Background:
         resid = cv2.max(cv2.max(cv2.absdiff(f[0], r[0] * rmean), cv2.absdiff(f[1], r[1] * rmean)),
                         cv2.absdiff(f[2], r[2] * rmean))
         plain = np.where(shadow, resid, d).astype(np.float32, copy=False)
-        if wide_px >= 3 and shadow.any():
-            disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (wide_px, wide_px))
-            wide = cv2.morphologyEx(shadow.view(np.uint8), cv2.MORPH_OPEN, disc) > 0
-            if wide.any():
+        if wide_px >= 3 and min(shadow.shape) >= wide_px and shadow.any():
+            # the opening by a disc wide_px across, by distances (its cost does not grow with the disc):
+            # the centres where the disc fits, grown by its radius
+            core = cv2.distanceTransform(shadow.view(np.uint8), cv2.DIST_L2, 3) >= wide_px / 2
+            if core.any():
+                wide = cv2.distanceTransform((~core).view(np.uint8), cv2.DIST_L2, 3) < wide_px / 2
                 return np.where(wide, d, plain).astype(np.float32, copy=False), plain
         return plain, plain
 
