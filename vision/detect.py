@@ -102,6 +102,8 @@ class Detector:
         self.pit_c = calibration.pit_centers
         self.pit_r = calibration.pit_radii
         self.card_back = self._card_back()
+        self._refits_before: dict = {}  # refits at other heights (see _refit): the previous frame's
+        self._refits_now: dict = {}     # ... and this frame's
         self._card_back_blurred = (None if self.card_back is None else
                                    cv2.GaussianBlur(self.card_back, (0, 0), self.cfg.card_face_blur_mm))
 

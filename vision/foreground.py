@@ -118,9 +118,9 @@ class Background:
         if wide_px >= 3 and min(shadow.shape) >= wide_px and shadow.any():
             # the opening by a disc wide_px across, by distances (its cost does not grow with the disc):
             # the centres where the disc fits, grown by its radius
-            core = cv2.distanceTransform(shadow.view(np.uint8), cv2.DIST_L2, 3) >= wide_px / 2
+            core = cv2.distanceTransform(shadow.view(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE) >= wide_px / 2
             if core.any():
-                wide = cv2.distanceTransform((~core).view(np.uint8), cv2.DIST_L2, 3) < wide_px / 2
+                wide = cv2.distanceTransform((~core).view(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE) < wide_px / 2
                 return np.where(wide, d, plain).astype(np.float32, copy=False), plain
         return plain, plain
 
@@ -143,11 +143,16 @@ class Background:
         s = np.zeros(dmax.shape, np.float32)
         cand = (dmax > thr).astype(np.uint8)
         if cand.any():
-            n0, _, st0, _ = cv2.connectedComponentsWithStats(cv2.dilate(cand, np.ones((5, 5), np.uint8)), connectivity=8)
+            # the boxes of the candidate changes, found on a copy 4x smaller (a pixel there is set
+            # if any of its 16 is), grown by 2 px
+            hh, ww = cand.shape
+            q = cv2.resize(cand * np.uint8(255), (-(-ww // 4), -(-hh // 4)), interpolation=cv2.INTER_AREA) > 0
+            n0, _, st0, _ = cv2.connectedComponentsWithStats(q.view(np.uint8), connectivity=8)
             for i in range(1, n0):
-                x, y, bw, bh, _ = st0[i]
-                s[y:y + bh, x:x + bw] = self.score(small[y:y + bh, x:x + bw], self.small[y:y + bh, x:x + bw], gains,
-                                                   self._wide_px(self.scale))
+                x0, y0 = max(0, 4 * st0[i, 0] - 2), max(0, 4 * st0[i, 1] - 2)
+                x1, y1 = min(ww, 4 * (st0[i, 0] + st0[i, 2]) + 2), min(hh, 4 * (st0[i, 1] + st0[i, 3]) + 2)
+                s[y0:y1, x0:x1] = self.score(small[y0:y1, x0:x1], self.small[y0:y1, x0:x1], gains,
+                                             self._wide_px(self.scale))
         mask = (s > thr).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
@@ -176,10 +181,12 @@ class Background:
         scaled by a smooth ratio over ``textured_frac`` of their pixels: a piece the colour of a
         shadow (a grey rock on a grey board), whose own texture replaces the board's print."""
         shade = ((dmax > thr) & (s <= thr)).astype(np.uint8)
+        near = cv2.dilate(pieces, np.ones((5, 5), np.uint8)) > 0
+        if np.count_nonzero(shade & ~near) * (1.0 / self.scale) ** 2 < min_area_px:
+            return []  # all of it by the pieces: their shadows
         shade = cv2.morphologyEx(shade, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         shade = fill_holes(cv2.morphologyEx(shade, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
         n, lab, stats, _ = cv2.connectedComponentsWithStats(shade, connectivity=8)
-        near = cv2.dilate(pieces, np.ones((5, 5), np.uint8)) > 0
         h, w = shade.shape
         inv = 1.0 / self.scale
         out = []
