@@ -139,6 +139,7 @@ class AccRow:
     ms: float = 0.0
     error: str = ""
     hidden: int = 0      # missed pieces that others lying on them cover (almost) whole
+    unseen: int = 0      # missed pieces more than half outside the photo
     review: int = 0      # pieces flagged for a person to confirm
 
 
@@ -170,7 +171,7 @@ def _acc_job(args) -> AccRow:
         return AccRow(game, seed, len(scene.pieces), len(scene.pieces), 0, error=str(e)[:120])
     s = score_scene(res.judgement, scene.pieces, scene.camera(), cal.camera, game)
     return AccRow(game, seed, s.n_true, s.missed, s.false, s.center_err_mm, s.verdicts, ms,
-                  hidden=s.missed_hidden, review=int(res.judgement.review.sum()))
+                  hidden=s.missed_hidden, review=int(res.judgement.review.sum()), unseen=s.missed_unseen)
 
 
 def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,

@@ -583,8 +583,8 @@ def bench_accuracy(scenes, games, size, workers, true_calibration) -> None:
     rows = run(scenes, gs, _parse_size(size), workers, true_calibration, on_row=lambda r: next(it, None))
     summary = Table(title=f"tableref bench accuracy ({size}, {scenes} scenes per game"
                           + (", exact calibration)" if true_calibration else ", calibrated from the empty photo)"))
-    for c in ("game", "pieces", "missed (hidden under others)", "false/scene", "centre median mm", "centre p99 mm",
-              "verdicts right (margin >= 1.5 mm)", "all verdicts right", "review", "ms median"):
+    for c in ("game", "pieces", "missed (hidden under others, out of the photo)", "false/scene", "centre median mm",
+              "centre p99 mm", "verdicts right (margin >= 1.5 mm)", "all verdicts right", "review", "ms median"):
         summary.add_column(c, justify="right")
     for g in gs:
         rs = [r for r in rows if r.game == g]
@@ -601,7 +601,7 @@ def bench_accuracy(scenes, games, size, workers, true_calibration) -> None:
                         total += 1
                         right += truth == got
         summary.add_row(g, str(sum(r.n_true for r in rs)),
-                        f"{sum(r.missed for r in rs)} ({sum(r.hidden for r in rs)})",
+                        f"{sum(r.missed for r in rs)} ({sum(r.hidden for r in rs)}, {sum(r.unseen for r in rs)})",
                         f"{sum(r.false for r in rs) / max(len(rs), 1):.3f}", f"{np.median(cen):.2f}",
                         f"{np.percentile(cen, 99):.2f}", f"{100 * right / max(total, 1):.2f}% ({right}/{total})",
                         f"{100 * right_all / max(total_all, 1):.2f}%",

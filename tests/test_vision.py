@@ -317,3 +317,18 @@ def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay():
     # the same photo again: every region is taken over
     again = det.detect(img, previous=before)
     assert again.reused == again.blobs > 0
+
+
+def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
+    from types import SimpleNamespace
+
+    from vision.evaluate import outside_fraction
+
+    cam = _pf_calibration().camera
+    square = np.array([[-10, -10], [10, -10], [10, 10], [-10, 10]], float)
+    corner = cam.backproject(np.array([[0.0, 540.0]]), 0.0)[0]  # the left edge of the photo, half way down
+    pieces = [SimpleNamespace(footprint_mm=square + [300, 300], base_mm=0.0),     # under the lens
+              SimpleNamespace(footprint_mm=square + corner, base_mm=0.0),         # half out, left
+              SimpleNamespace(footprint_mm=square + corner - [40, 0], base_mm=0.0)]  # all out
+    out = outside_fraction(pieces, cam)
+    assert out[0] == 0 and abs(out[1] - 0.5) < 0.05 and out[2] == 1

@@ -30,6 +30,7 @@ class SceneScore:
     verdicts: dict[str, list[tuple[str, str, float]]] = field(default_factory=dict)
     missed_hidden: int = 0   # of the missed, those a piece lying on them covers (almost) whole
     missed_ids: list[int] = field(default_factory=list)
+    missed_unseen: int = 0   # of the missed, those more than half outside the photo
 
 
 def covered_fraction(truth_pieces) -> np.ndarray:
@@ -47,6 +48,20 @@ def covered_fraction(truth_pieces) -> np.ndarray:
     return out
 
 
+def outside_fraction(truth_pieces, cam: CameraModel) -> np.ndarray:
+    """For each true piece, the fraction of its footprint (seen at its base) outside the photo."""
+    from shapely.geometry import Polygon, box
+
+    w, h = cam.image_size
+    frame = box(0, 0, w, h)
+    out = np.zeros(len(truth_pieces))
+    for i, p in enumerate(truth_pieces):
+        poly = Polygon(cam.project_plane(np.asarray(p.footprint_mm, float), p.base_mm)).buffer(0)
+        if poly.area > 0:
+            out[i] = 1.0 - poly.intersection(frame).area / poly.area
+    return out
+
+
 def _state_of(p) -> str:
     return p.state
 
@@ -60,6 +75,7 @@ def score_scene(j: Judgement, truth_pieces, true_cam: CameraModel, est_cam: Came
         s.missed_ids = list(range(n_t))
         if n_t:
             s.missed_hidden = int(sum(covered_fraction(truth_pieces) > 0.9))
+            s.missed_unseen = int(sum(outside_fraction(truth_pieces, true_cam) > 0.5))
         return s
     true_c = np.array([p.center_mm for p in truth_pieces])
     true_base = np.array([p.base_mm for p in truth_pieces])
@@ -77,6 +93,8 @@ def score_scene(j: Judgement, truth_pieces, true_cam: CameraModel, est_cam: Came
     if s.missed_ids:
         cov = covered_fraction(truth_pieces)
         s.missed_hidden = int(sum(cov[i] > 0.9 for i in s.missed_ids))
+        out = outside_fraction([truth_pieces[i] for i in s.missed_ids], true_cam)
+        s.missed_unseen = int(sum(out > 0.5))
     for r, c in matched:
         p = truth_pieces[r]
         s.center_err_mm.append(float(cost[r, c]))
