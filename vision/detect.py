@@ -68,6 +68,7 @@ class FrameResult:
     _regions: list[_Region] = field(default_factory=list, repr=False)
     _refits: dict = field(default_factory=dict, repr=False)
     _small: np.ndarray | None = field(default=None, repr=False)  # the frame at the change map's scale
+    _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
 
 
 class Detector:
@@ -147,7 +148,7 @@ class Detector:
         regions: list[_Region] = []
         hand = False
         reused = 0
-        self._refits_before = previous._refits if previous is not None else {}
+        self._refits_before = previous._refits if previous is not None and previous._by == id(self) else {}
         self._refits_now = {}
         for blob in ch.blobs:
             if self._is_hand(frame, blob):
@@ -178,7 +179,7 @@ class Detector:
                         [c.pit_margin for c in cands], self.cfg)
         t3 = time.perf_counter()
         return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2}, reused,
-                           regions, self._refits_now, ch.small)
+                           regions, self._refits_now, ch.small, id(self))
 
     def _region_box(self, frame: np.ndarray, bbox) -> tuple[int, int, int, int]:
         """A region's box grown by the few px the coarse change map's outline may be off (image px)."""
@@ -191,8 +192,8 @@ class Detector:
         """The previous frame's region at the same place (to the change map's px) where no pixel of
         the change map's copy of the frame differs from the previous one by the change threshold
         (but for specks of noise)."""
-        if previous is None or previous._small is None or previous._small.shape != ch.small.shape:
-            return None
+        if previous is None or previous._by != id(self) or previous._small is None:
+            return None  # (another detector's result: another calibration, or none)
         tol = 2.0 / self.bg.scale + 1
         for r in previous._regions:
             if max(abs(a - b) for a, b in zip(r.bbox, bbox)) > tol:
