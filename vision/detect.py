@@ -314,7 +314,10 @@ class Detector:
         touched[0] = False
         if not touched.any():
             return []
-        return sorted(self._pieces_in_mask(frame, d, touched[lab].astype(np.uint8), box, ch),
+        # its outline where it shows (colour or texture) within a few px, not along its shadow's edge
+        shows = ((plain > thr) | (tex > thr)).astype(np.uint8)
+        keep = cv2.dilate(shows, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        return sorted(self._pieces_in_mask(frame, d, touched[lab].astype(np.uint8), box, ch, keep),
                       key=lambda c: c.fit.cost)[:1]
 
     @cached_property
@@ -322,7 +325,10 @@ class Detector:
         """The largest piece's greatest width (image px at the middle of the boards)."""
         return max(float(np.ptp(s.footprint, axis=0).max()) for ss in self.shapes.values() for s in ss) / self.mm_per_px
 
-    def _pieces_in_mask(self, frame: np.ndarray, score: np.ndarray, mask: np.ndarray, box, ch) -> list[Candidate]:
+    def _pieces_in_mask(self, frame: np.ndarray, score: np.ndarray, mask: np.ndarray, box, ch,
+                        keep: np.ndarray | None = None) -> list[Candidate]:
+        """Pose pieces on a region's mask (box px); ``keep``: outline points only where it is set
+        (box px; a piece's soft shadow is in the mask but must not pull the fit)."""
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         if mask.sum() < 10:
             return []
@@ -346,6 +352,11 @@ class Detector:
             if not outlines:
                 continue
             pts = max(outlines, key=len)
+            if keep is not None:
+                ij = np.round(pts - box[:2]).astype(int)
+                ij = np.clip(ij, 0, [keep.shape[1] - 1, keep.shape[0] - 1])
+                if keep[ij[:, 1], ij[:, 0]].sum() >= 12:
+                    pts = pts[keep[ij[:, 1], ij[:, 0]] > 0]
             out.extend(self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA])))
         return out
 
