@@ -47,6 +47,7 @@ class Candidate:
     upright: bool = False
     colour_dist: float = 0.0
     hidden: bool = False  # not seen: inferred (a disc under a stacked one)
+    faint: bool = False   # found as a piece the colour of a shadow (Detector._shadow_coloured)
 
 
 @dataclass
@@ -276,38 +277,52 @@ class Detector:
             # where nothing was posed with shadows scored down: a piece as dark as a shadow of the
             # board (a dark card back) and wider than the pieces' shadows can be; its edges are
             # taken from the score that counts it (soft contact shadow and all)
-            rest = wide > ch.threshold
-            if out:
-                posed = np.zeros(rest.shape, np.uint8)
-                for c in out:
-                    posed |= silhouette_mask(c.fit.hulls(self.cam), box)
-                k = 2 * int(np.ceil(self.cfg.shadow_soft_mm / self.mm_per_px)) + 1
-                rest &= cv2.dilate(posed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) == 0
+            rest = (wide > ch.threshold) & (self._posed_near(out, box) == 0)
             if rest.sum() >= self.min_area_px:
                 out += self._pieces_in_mask(frame, wide, rest.astype(np.uint8), box, ch)
         if not out and not self.cards:
             # nothing posed on what clearly changed: a piece much like the board (a grey meteor on
             # grey print) shows only in parts; take its weaker parts that hang together with them
             out = self._pieces_in_mask(frame, score, self._hysteresis(score, ch.threshold), box, ch)
-        if not out and not self.cards and self.bg.textured_frac > 0:
-            # still nothing: a piece the colour of a shadow (a grey rock), of which only a part
-            # lighter than the board shows; looked for around it, a piece's size further out
-            g = int(np.ceil(self._largest_px))
-            out = self._shadow_coloured(frame, (max(0, box[0] - g), max(0, box[1] - g), min(w, box[2] + g),
-                                                min(h, box[3] + g)), box, ch)
+        if not self.cards and self.bg.textured_frac > 0:
+            # a clear change that no posed piece explains: a piece the colour of a shadow (a grey
+            # rock), of which only a part lighter than the board shows; looked for around it, a
+            # piece's size further out, apart from the pieces posed
+            rest = (score > ch.threshold) & (self._posed_near(out, box) == 0)
+            if np.count_nonzero(rest) >= 0.5 * self.min_area_px:
+                ys, xs = np.nonzero(rest)
+                seed = (box[0] + xs.min(), box[1] + ys.min(), box[0] + xs.max() + 1, box[1] + ys.max() + 1)
+                g = int(np.ceil(self._largest_px))
+                big = (max(0, seed[0] - g), max(0, seed[1] - g), min(w, seed[2] + g), min(h, seed[3] + g))
+                posed = [shapely.Polygon(c.fit.footprint()) for c in out]
+                for c in self._shadow_coloured(frame, big, seed, ch, self._posed_near(out, big)):
+                    # not where a piece already stands (two pieces on the board cannot share ground)
+                    fp = shapely.Polygon(c.fit.footprint())
+                    if all(fp.intersection(q).area < 0.2 * min(fp.area, q.area) for q in posed):
+                        out.append(c)
         return out
 
-    def _shadow_coloured(self, frame: np.ndarray, box, seed, ch) -> list[Candidate]:
+    def _posed_near(self, cands: list[Candidate], box) -> np.ndarray:
+        """Where posed pieces lie, grown by the reach of a soft contact shadow (uint8, box px)."""
+        posed = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
+        for c in cands:
+            posed |= silhouette_mask(c.fit.hulls(self.cam), box)
+        k = 2 * int(np.ceil(self.cfg.shadow_soft_mm / self.mm_per_px)) + 1
+        return cv2.dilate(posed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+
+    def _shadow_coloured(self, frame: np.ndarray, box, seed, ch, posed: np.ndarray | None = None) -> list[Candidate]:
         """One piece the colour of a shadow in a box (image px), where it changed the picture
         (shadows and all) and either its colour balance or the board's texture (see
         :meth:`Background.texture_residual`); its shadow, which keeps the board's texture, is left
-        out.  Only regions reaching into ``seed`` (a box) count.  One piece: a second one there
-        would have shown where shadows are scored down."""
+        out.  Only regions reaching into ``seed`` (a box) count, and only where ``posed`` (box px) is
+        not set.  One piece: a second one there would have shown where shadows are scored down."""
         d, plain, tex = self.bg.crop_texture(frame, box, ch.gains)
         thr = ch.threshold
         k = 2 * int(np.ceil(2 * self.bg.smooth_px)) + 1
         m = ((d > thr) & ((plain > thr) | (tex > thr))).astype(np.uint8)
         m = fill_holes(cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
+        if posed is not None:
+            m &= posed == 0
         n, lab = cv2.connectedComponents(m, connectivity=8)
         touched = np.zeros(n, bool)
         touched[np.unique(lab[seed[1] - box[1]:seed[3] - box[1], seed[0] - box[0]:seed[2] - box[0]])] = True
@@ -317,8 +332,11 @@ class Detector:
         # its outline where it shows (colour or texture) within a few px, not along its shadow's edge
         shows = ((plain > thr) | (tex > thr)).astype(np.uint8)
         keep = cv2.dilate(shows, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
-        return sorted(self._pieces_in_mask(frame, d, touched[lab].astype(np.uint8), box, ch, keep),
-                      key=lambda c: c.fit.cost)[:1]
+        out = sorted(self._pieces_in_mask(frame, d, touched[lab].astype(np.uint8), box, ch, keep),
+                     key=lambda c: c.fit.cost)[:1]
+        for c in out:
+            c.faint = True
+        return out
 
     @cached_property
     def _largest_px(self) -> float:
@@ -570,6 +588,7 @@ class Detector:
         """Starting poses of k pieces of one shape covering a region (its points in table mm):
         the k-means centres, each heading along its part's main axis."""
         crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+        cv2.setRNGSeed(k)  # the same photo, the same reading
         _, labels, centres = cv2.kmeans(xy_mm.astype(np.float32), k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
         fp = shape.footprint - shape.footprint.mean(axis=0)
         _, fv = np.linalg.eigh(fp.T @ fp)
@@ -640,15 +659,17 @@ class Detector:
         return replace(f, x=float(x), y=float(y), heading=(f.heading + turn) % 360.0), float(cc)
 
     def _suppress(self, cands: list[Candidate]) -> list[Candidate]:
-        """Drop weak candidates lying mostly on a stronger piece (a highlight, a printed detail);
-        two strong overlapping pieces are a stack: the one whose outline fits best lies on top."""
+        """Drop weak candidates lying mostly on a stronger piece (a highlight, a printed detail; a
+        faint one, found as a piece the colour of a shadow, is weak and weighed last); two strong
+        overlapping pieces are a stack: the one whose outline fits best lies on top."""
         if len(cands) < 2:
             return cands
         polys = [shapely.Polygon(c.fit.footprint()) for c in cands]
-        order = sorted(range(len(cands)), key=lambda i: -cands[i].color_conf * cands[i].fit.inlier_frac)
+        order = sorted(range(len(cands)),
+                       key=lambda i: (cands[i].faint, -cands[i].color_conf * cands[i].fit.inlier_frac))
         kept: list[int] = []
         for i in order:
-            weak = cands[i].color_conf < 0.5 or cands[i].fit.rms_px > 1.5
+            weak = cands[i].color_conf < 0.5 or cands[i].fit.rms_px > 1.5 or cands[i].faint
             clash = [k for k in kept if polys[i].intersection(polys[k]).area > 0.3 * min(polys[i].area, polys[k].area)]
             if clash and weak:
                 continue

@@ -250,6 +250,7 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
         # split the outline points around k centres (k-means on back-projected points)
         xy = cam.backproject(pts_px, bases[0] + shapes[0].height_mm / 2).astype(np.float32)
         crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+        cv2.setRNGSeed(k)  # the same photo, the same reading
         _, labels, centres = cv2.kmeans(xy, k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
         labels = labels.ravel()
         fits = []
