@@ -160,17 +160,13 @@ class Background:
         mask = fill_holes(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close))
         n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         blobs = []
-        h, w = mask.shape
         inv = 1.0 / self.scale
         kept = np.zeros(n, bool)
         for i in range(1, n):
-            x, y, bw, bh, area = stats[i]
-            if area * inv * inv < min_area_px:
+            if stats[i, cv2.CC_STAT_AREA] * inv * inv < min_area_px:
                 continue
             kept[i] = True
-            touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
-            blobs.append(Blob((int(x * inv), int(y * inv), int(np.ceil((x + bw) * inv)), int(np.ceil((y + bh) * inv))),
-                              float(area * inv * inv), bool(touches)))
+            blobs.append(self._blob(stats[i], mask.shape))
         if self.textured_frac > 0:
             blobs += self._shadow_like(small, gains, dmax, s, kept[lab].astype(np.uint8), thr, min_area_px)
         return ChangeMap(s, mask, gains, thr, self.scale, blobs, small)
@@ -187,7 +183,6 @@ class Background:
         shade = cv2.morphologyEx(shade, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         shade = fill_holes(cv2.morphologyEx(shade, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
         n, lab, stats, _ = cv2.connectedComponentsWithStats(shade, connectivity=8)
-        h, w = shade.shape
         inv = 1.0 / self.scale
         out = []
         for i in range(1, n):
@@ -204,10 +199,16 @@ class Background:
             inner = cv2.erode(comp.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
             if np.mean(e[inner if inner.any() else comp] > thr) < self.textured_frac:
                 continue
-            touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
-            out.append(Blob((int(x * inv), int(y * inv), int(np.ceil((x + bw) * inv)), int(np.ceil((y + bh) * inv))),
-                            float(area * inv * inv), bool(touches), shadow_like=True))
+            out.append(self._blob(stats[i], shade.shape, shadow_like=True))
         return out
+
+    def _blob(self, stat: np.ndarray, shape: tuple[int, int], shadow_like: bool = False) -> Blob:
+        """A region of change from its connected-component stats at working scale."""
+        x, y, bw, bh, area = (int(v) for v in stat[:5])
+        h, w = shape
+        inv = 1.0 / self.scale
+        return Blob((int(x * inv), int(y * inv), int(np.ceil((x + bw) * inv)), int(np.ceil((y + bh) * inv))),
+                    float(area * inv * inv), x == 0 or y == 0 or x + bw >= w or y + bh >= h, shadow_like)
 
     @staticmethod
     def texture_residual(frame: np.ndarray, ref: np.ndarray, gains: np.ndarray, sigma_px: float) -> np.ndarray:
