@@ -332,3 +332,20 @@ def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
               SimpleNamespace(footprint_mm=square + corner - [40, 0], base_mm=0.0)]  # all out
     out = outside_fraction(pieces, cam)
     assert out[0] == 0 and abs(out[1] - 0.5) < 0.05 and out[2] == 1
+
+
+def test_galaktico_figures_are_told_apart_by_size():
+    """The figures differ by a few mm of base (18 to 34 mm): a pose whose outline lies more than blur
+    inside or outside the model is of another figure, however well its shape fits."""
+    prof = BoardProfile.builtin("galaktico")
+    empty = read_image(FIX / "galaktico" / "empty.jpg")
+    cal = Calibration(register(empty, prof).calibration)
+    det = Detector(cal, prof, empty)
+    right = total = 0
+    for k in (1, 2, 3):
+        scene = load_model(FIX / "galaktico" / f"scene-{k:02d}.json", SceneFile)
+        j = det.detect(read_image(FIX / "galaktico" / f"scene-{k:02d}.jpg")).judgement
+        kinds = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico").verdicts["kind"]
+        total += len(kinds)
+        right += sum(t == g for t, g, _ in kinds)
+    assert total >= 20 and right / total >= 0.9, f"{right}/{total} kinds right"

@@ -454,7 +454,10 @@ class Detector:
                 continue
             f = fast_pose(s, self.cam, pts, 0.0)
             cost = f.cost + max(0.0, cdist - 15.0) / 20.0
-            if f.rms_px < 1.2 and f.inlier_frac > 0.92 and (quick is None or cost < quick[0]):
+            # (its inflation is free: a model of the wrong size fits a shrunk or grown outline
+            # well, so the outline must lie within blur of the model's edge, as fit_one's prior has it)
+            if (f.rms_px < 1.2 and f.inlier_frac > 0.92 and abs(f.inflation_px) < 2 * self.cfg.fit_blur_px
+                    and (quick is None or cost < quick[0])):
                 f.upright = up
                 f.refined = False
                 quick = (cost, f)
