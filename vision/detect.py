@@ -95,8 +95,11 @@ class Detector:
             px = self.cam.project_plane(dense)
             cv2.fillPoly(board, [np.round(px).astype(np.int32)], 1)
         self.board_mask = board
+        # a darkening wider than the pieces' shadows can be is something lying there; only with
+        # cards: they cast next to no shadow, while a person's soft shadow over a table of tall
+        # pieces is wide too (and, for lack of print of its own, left to the shadow test)
         tallest = max(s.height_mm for ss in self.shapes.values() for s in ss)
-        shadow_mm = self.cfg.shadow_reach * tallest + self.cfg.shadow_soft_mm
+        shadow_mm = self.cfg.shadow_reach * tallest + self.cfg.shadow_soft_mm if self.cards else 0.0
         self.bg = Background(reference_bgr, scale=self._change_scale(), board_mask=board,
                              shadow_px=shadow_mm / self.mm_per_px, smooth_px=self.cfg.shadow_smooth_mm / self.mm_per_px,
                              textured_frac=self.cfg.shadow_textured_frac)
