@@ -3,13 +3,19 @@
 ``Detector(calibration, profile, reference)`` prepares everything that depends only on the table
 (the empty-table reference, the piece models, colour names, pits); ``detect(frame)`` then:
 
-1. finds what changed against the empty table (:mod:`vision.foreground`), shadows excluded;
-2. splits each region of change by colour (white-balanced with the gains learned at calibration)
-   and ignores hands (large, skin-coloured regions entering from the edge of the view);
-3. poses the piece models of that colour on the outline (:mod:`vision.fit`), trying the heights a
-   piece can rest at — on a board, on the table (the board's thickness lower), in a pit, on a disc
-   in a pit — and keeps the one the geometry allows;
-4. judges the footprints (:mod:`vision.judge`).
+1. finds what changed against the empty table (:mod:`vision.foreground`), shadows excluded — but
+   for pieces the colour of a shadow: with cards, a darkening wider than a shadow can be (a dark
+   card back); anywhere, a shadow-like change that hides the board's print or brings a texture of
+   its own (a grey rock on a grey board);
+2. takes over, from the previous frame's result if given, the pieces of every region of change
+   that is where it was and looks as it did (after a shot only what the shot moved is posed);
+3. poses piece models on each other region's outline (:mod:`vision.fit`): the kinds (and counts)
+   its size allows, named by colour (white-balanced with the gains learned at calibration); cards
+   as many as the region holds, a face-down one aligned to the profile's picture of its back;
+   hands (large regions entering from the edge of the view) are ignored;
+4. re-poses at the heights a piece can rest at — on a board, on the table (the board's thickness
+   lower), in a pit, on a disc in a pit — the one the geometry allows;
+5. judges the footprints (:mod:`vision.judge`).
 
 Frames: image px in, table mm (board plane) out.
 """
