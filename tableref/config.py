@@ -62,8 +62,8 @@ class VisionConfig:
     card_register_margin_mm: float = 8.0   # ... within this much of where its outline put it
     card_register_max_turn_deg: float = 10.0  # ... and of the heading it gave
     refine_margin_mm: float = 4.0          # pieces closer than this to a boundary get the full pose fit
-    fit_blur_px: float = 0.8               # blur and the threshold shift an outline by about this much (as
-                                           # the prior of vision.fit.fit_one has it)
+    fit_blur_px: float = 0.8               # blur and the threshold shift an outline by about this much
+                                           # (the prior of vision.fit.fit_one)
     min_piece_area_frac: float = 0.35      # of the expected top-face area, to count as a piece
     change_piece_px: float = 90.0          # the smallest piece covers about this many px of the coarse
                                            # change map (its scale follows the camera's mm per px)

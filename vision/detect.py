@@ -36,7 +36,7 @@ from tableref.config import VisionConfig
 
 from .colors import ColorNamer
 from .detections import Detections
-from .fit import Fit, fast_pose, fit_many, fit_one, outline_points
+from .fit import Fit, fast_pose, fit_many, fit_one, main_axis, outline_points
 from .foreground import Background, fill_holes
 from .judge import judge
 from .judgement import Judgement
@@ -119,8 +119,17 @@ class Detector:
                                    cv2.GaussianBlur(self.card_back, (0, 0), self.cfg.card_face_blur_mm))
 
     # ---------------------------------------------------------------------------------- helpers
+    @cached_property
+    def _card_mm(self) -> tuple[int, int]:
+        """A card's width and length (mm; the profile's card), or (0, 0) without cards."""
+        cards = [s for ss in self.shapes.values() for s in ss if s.kind == "card"]
+        if not cards:
+            return 0, 0
+        w, h = np.ptp(cards[0].footprint, axis=0)
+        return int(round(w)), int(round(h))
+
     def _card_back(self) -> np.ndarray | None:
-        """The profile's picture of the card back, grey, 1 px per mm (63 x 88), or None."""
+        """The profile's picture of the card back, grey, 1 px per mm, or None."""
         for spec in self.profile.data.pieces:
             if spec.kind == "card" and spec.image and self.profile.path is not None:
                 from tableref.files import read_image
@@ -128,14 +137,15 @@ class Detector:
                 p = self.profile.path.parent / spec.image
                 if p.exists():
                     img = cv2.cvtColor(read_image(p), cv2.COLOR_BGR2GRAY)
-                    return cv2.resize(img, (63, 88), interpolation=cv2.INTER_AREA).astype(np.float32)
+                    return cv2.resize(img, self._card_mm, interpolation=cv2.INTER_AREA).astype(np.float32)
         return None
 
     @cached_property
     def _back_template(self) -> np.ndarray:
         """The card back at ``card_register_px_per_mm`` (for aligning a card)."""
         s = self.cfg.card_register_px_per_mm
-        return cv2.resize(self.card_back, (int(round(63 * s)), int(round(88 * s))), interpolation=cv2.INTER_CUBIC)
+        w, h = self._card_mm
+        return cv2.resize(self.card_back, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_CUBIC)
 
     def _expected_area_px(self, shape: PieceShape, xy: np.ndarray) -> float:
         """The area (px) of a piece's silhouette at a place (image px)."""
@@ -253,10 +263,7 @@ class Detector:
     def _card_gap_px(self) -> float:
         """A tenth of a card's short side (image px): a card's print may match the mat in places,
         so its region of change may have gaps that wide.  0 without cards."""
-        cards = [s for ss in self.shapes.values() for s in ss if s.kind == "card"]
-        if not cards:
-            return 0.0
-        return 0.1 * float(np.ptp(cards[0].footprint, axis=0).min()) / self.mm_per_px
+        return 0.1 * min(self._card_mm) / self.mm_per_px
 
     @cached_property
     def _close_px(self) -> int:
@@ -328,7 +335,8 @@ class Detector:
         d, plain, tex = self.bg.crop_texture(frame, box, ch.gains)
         thr = ch.threshold
         k = 2 * int(np.ceil(2 * self.bg.smooth_px)) + 1
-        m = ((d > thr) & ((plain > thr) | (tex > thr))).astype(np.uint8)
+        shows = ((plain > thr) | (tex > thr)).astype(np.uint8)  # where it differs in colour balance or texture
+        m = ((d > thr) & (shows > 0)).astype(np.uint8)
         m = fill_holes(cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
         if posed is not None:
             m &= posed == 0
@@ -338,8 +346,7 @@ class Detector:
         touched[0] = False
         if not touched.any():
             return []
-        # its outline where it shows (colour or texture) within a few px, not along its shadow's edge
-        shows = ((plain > thr) | (tex > thr)).astype(np.uint8)
+        # its outline where it shows within a few px, not along its shadow's edge
         keep = cv2.dilate(shows, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
         out = sorted(self._pieces_in_mask(frame, d, touched[lab].astype(np.uint8), box, ch, keep),
                      key=lambda c: c.fit.cost)[:1]
@@ -382,8 +389,9 @@ class Detector:
             if keep is not None:
                 ij = np.round(pts - box[:2]).astype(int)
                 ij = np.clip(ij, 0, [keep.shape[1] - 1, keep.shape[0] - 1])
-                if keep[ij[:, 1], ij[:, 0]].sum() >= 12:
-                    pts = pts[keep[ij[:, 1], ij[:, 0]] > 0]
+                kept = keep[ij[:, 1], ij[:, 0]] > 0
+                if kept.sum() >= 12:
+                    pts = pts[kept]
             out.extend(self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA])))
         return out
 
@@ -602,18 +610,12 @@ class Detector:
         crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
         cv2.setRNGSeed(k)  # the same photo, the same reading
         _, labels, centres = cv2.kmeans(xy_mm.astype(np.float32), k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
-        fp = shape.footprint - shape.footprint.mean(axis=0)
-        _, fv = np.linalg.eigh(fp.T @ fp)
-        model_th = np.degrees(np.arctan2(fv[1, 1], fv[0, 1]))
+        model_th, _ = main_axis(shape.footprint)
         starts = []
         for i in range(k):
-            d = xy_mm[labels.ravel() == i] - centres[i]
-            if len(d) < 3:
-                starts.append((float(centres[i][0]), float(centres[i][1]), 0.0))
-                continue
-            _, v = np.linalg.eigh(d.T @ d)
-            th = np.degrees(np.arctan2(v[1, 1], v[0, 1])) - model_th
-            starts.append((float(centres[i][0]), float(centres[i][1]), float(th % 360.0)))
+            part = xy_mm[labels.ravel() == i]
+            th = (main_axis(part)[0] - model_th) % 360.0 if len(part) >= 3 else 0.0
+            starts.append((float(centres[i][0]), float(centres[i][1]), float(th)))
         return starts
 
     def _back_ncc(self, frame: np.ndarray, f: Fit) -> tuple[float, bool]:
@@ -621,9 +623,10 @@ class Detector:
         without one), and whether the back lies turned by 180 degrees against the fit's heading."""
         if self.card_back is None:
             return -1.0, False
-        gx, gy = np.meshgrid(np.arange(63) - 31.0, np.arange(88) - 43.5)
+        w, h = self._card_mm
+        gx, gy = np.meshgrid(np.arange(w) - (w - 1) / 2, np.arange(h) - (h - 1) / 2)
         loc = np.column_stack([gx.ravel(), gy.ravel()])
-        top = self._card_top(frame, f, loc, (88, 63))
+        top = self._card_top(frame, f, loc, (h, w))
         # both blurred a little: a fit a degree or a millimetre off must not hide the back's fine print
         top = cv2.GaussianBlur(top, (0, 0), self.cfg.card_face_blur_mm)
         scores = []

@@ -16,6 +16,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from calibration.camera import CameraModel
+from tableref.config import VisionConfig
 
 from .silhouette import (PieceShape, footprint_mm, signed_distance, signed_distance_grad, silhouette_hulls,
                          silhouette_vertices)
@@ -89,6 +90,14 @@ def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tupl
     return out
 
 
+def main_axis(xy: np.ndarray) -> tuple[float, np.ndarray]:
+    """The long axis of a cloud of points (degrees, from x towards y) and the variances along the
+    short and the long axis."""
+    d = xy - xy.mean(axis=0)
+    w, v = np.linalg.eigh(d.T @ d / len(d))
+    return float(np.degrees(np.arctan2(v[1, 1], v[0, 1]))), w
+
+
 def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float) -> tuple[float, float, list[float]]:
     """Centre and candidate headings from the outline back-projected at mid-height."""
     mid = base_mm + shape.height_mm / 2
@@ -96,16 +105,8 @@ def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_m
     c = xy.mean(axis=0)
     if shape.round:
         return float(c[0]), float(c[1]), [0.0]
-    d = xy - c
-    cov = d.T @ d / len(d)
-    w, v = np.linalg.eigh(cov)
-    major = v[:, 1]
-    th = float(np.degrees(np.arctan2(major[1], major[0])))
-    # the model's own long axis
-    fp = shape.footprint
-    fd = fp - fp.mean(axis=0)
-    fw, fv = np.linalg.eigh(fd.T @ fd / len(fd))
-    model_th = float(np.degrees(np.arctan2(fv[1, 1], fv[0, 1])))
+    th, _ = main_axis(xy)
+    model_th, fw = main_axis(shape.footprint)  # the model's own long axis
     base = th - model_th
     if fw[1] < 1.15 * fw[0]:  # nearly isotropic: try more headings
         return float(c[0]), float(c[1]), [base + k for k in range(0, 360, 45)]
@@ -114,7 +115,7 @@ def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_m
 
 def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float,
             clip_below: float | None = None, init: tuple[float, float, float] | None = None,
-            robust_px: float = 1.0, blur_px: float = 0.8) -> Fit:
+            robust_px: float = 1.0, blur_px: float = VisionConfig.fit_blur_px) -> Fit:
     """Pose one piece model to an outline (image px).
 
     Unknowns: centre (mm), heading (unless the footprint is round: then the heading only turns
