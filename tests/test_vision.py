@@ -226,6 +226,49 @@ def test_a_darkening_wider_than_a_shadow_can_be_is_a_change():
     assert abs(x0 - 40) <= 3 and abs(x1 - 140) <= 3 and abs(y0 - 60) <= 3 and abs(y1 - 180) <= 3
 
 
+def test_the_change_maps_fast_helpers_give_their_plain_definitions():
+    from vision.foreground import _opening, channel_max, components
+
+    rng = np.random.default_rng(3)
+    for sigma, level in ((1.5, 0.5), (3.0, 0.45), (5.0, 0.55)):
+        mask = (cv2.GaussianBlur(rng.random((48, 64)).astype(np.float32), (0, 0), sigma) > level).astype(np.uint8)
+        got, want = components(mask), cv2.connectedComponentsWithStats(mask, connectivity=8)
+        assert got[0] == want[0] and np.array_equal(got[1], want[1]) and np.array_equal(got[2], want[2])
+        img = rng.random((48, 64, 3)).astype(np.float32)
+        assert np.array_equal(channel_max(img), img.max(axis=2))
+        # the opening by a disc (every pixel closer than r), brute force; outside the image counts as in
+        for r in (2.5, 3.0, 9.0):
+            k = int(np.ceil(r))
+            offs = [(i, j) for i in range(-k, k + 1) for j in range(-k, k + 1) if i * i + j * j < r * r]
+            pad = np.pad(mask, k, constant_values=1)
+            h, w = mask.shape
+            core = np.ones_like(mask, bool)
+            for i, j in offs:
+                core &= pad[k + i:k + i + h, k + j:k + j + w] > 0
+            cpad = np.pad(core, k, constant_values=False)
+            want_open = np.zeros_like(core)
+            for i, j in offs:
+                want_open |= cpad[k + i:k + i + h, k + j:k + j + w]
+            got_open = _opening(mask, r)
+            if not core.any():
+                assert got_open is None
+            else:
+                assert np.array_equal(got_open, want_open), (sigma, r)
+
+
+def test_a_zones_touch_depth_is_remembered_per_footprint():
+    from shapely.geometry import Polygon
+
+    from vision.judge import _touch_depth, _touch_depth_memo
+
+    zone = Polygon([(0, 0), (50, 0), (50, 50), (0, 50)])
+    for dx in (0.0, 1.0, 0.0):  # the third call finds the first one's depth
+        fp = np.array([[40.0 + dx, 20.0], [60.0 + dx, 20.0], [60.0 + dx, 30.0], [40.0 + dx, 30.0]])
+        got = _touch_depth_memo(fp, Polygon(fp), zone)
+        assert got == _touch_depth(Polygon(fp), zone)
+        assert got == pytest.approx(10.0 - dx, abs=0.01)
+
+
 def test_dark_cards_side_by_side_are_each_found():
     """Three cards as dark as a shadow of the mat (a neutral darkening), 3 mm apart: each is found
     where it lies (one region of change holds them; its area says how many)."""

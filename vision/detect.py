@@ -37,7 +37,7 @@ from tableref.config import VisionConfig
 from .colors import ColorNamer
 from .detections import Detections
 from .fit import Fit, fast_pose, fit_many, fit_one, main_axis, outline_points
-from .foreground import Background, fill_holes
+from .foreground import Background, components, fill_holes
 from .judge import judge
 from .judgement import Judgement
 from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
@@ -276,10 +276,14 @@ class Detector:
         smallest = min((s for ss in self.shapes.values() for s in ss), key=lambda s: s.area_mm2)
         return self.cfg.min_piece_area_frac * smallest.area_mm2 / self.mm_per_px ** 2
 
+    @cached_property
+    def _biggest_mm2(self) -> float:
+        """The largest piece's footprint area (mm^2)."""
+        return max(s.area_mm2 for ss in self.shapes.values() for s in ss)
+
     def _is_hand(self, frame: np.ndarray, blob) -> bool:
         area_mm2 = blob.area_px * self.mm_per_px ** 2
-        biggest = max(s.area_mm2 for ss in self.shapes.values() for s in ss)
-        return blob.touches_border and area_mm2 > 6 * biggest or area_mm2 > 40 * biggest
+        return blob.touches_border and area_mm2 > 6 * self._biggest_mm2 or area_mm2 > 40 * self._biggest_mm2
 
     def _pieces_in(self, frame: np.ndarray, blob, ch) -> list[Candidate]:
         """Pose piece models on one region of change; name each piece's colour from its top face."""
@@ -340,7 +344,7 @@ class Detector:
         m = fill_holes(cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
         if posed is not None:
             m &= posed == 0
-        n, lab = cv2.connectedComponents(m, connectivity=8)
+        n, lab = components(m)[:2]
         touched = np.zeros(n, bool)
         touched[np.unique(lab[seed[1] - box[1]:seed[3] - box[1], seed[0] - box[0]:seed[2] - box[0]])] = True
         touched[0] = False
@@ -375,7 +379,7 @@ class Detector:
         mask = cv2.drawContours(np.zeros_like(mask), cnts, -1, 1, cv2.FILLED)
         if self.cards:
             return self._cards_in(frame, score, mask, box, ch.threshold)
-        n_lab, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n_lab, lab, stats, _ = components(mask)
         out = []
         min_px = self.min_area_px
         for li in range(1, n_lab):
@@ -401,7 +405,7 @@ class Detector:
         it only in places; its weaker parts are kept when they hang together with the strong)."""
         strong = score > thr
         weak = (score > self.cfg.change_weak_frac * thr).astype(np.uint8)
-        n, lab = cv2.connectedComponents(weak, connectivity=8)
+        n, lab = components(weak)[:2]
         keep = np.zeros(n, bool)
         keep[np.unique(lab[strong])] = True
         keep[0] = False

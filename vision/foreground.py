@@ -11,6 +11,7 @@ difference), so the threshold follows the camera, not a constant.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -37,6 +38,49 @@ class ChangeMap:
     scale: float             # working scale / full resolution
     blobs: list[Blob]
     small: np.ndarray | None = None  # the frame at working scale, blurred a little (float32)
+
+
+def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats`` (8-connected) by Grana's block-based algorithm (BBDT):
+    the same labels, numbered in the same raster order, 3x faster than the default on one core
+    (which, like Spaghetti with 32-bit labels, scans pixel by pixel there)."""
+    return cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
+
+
+def channel_max(img: np.ndarray) -> np.ndarray:
+    """The largest of an (h, w, 3) array's channels, (h, w).  A 1x3 dilation over the interleaved
+    row, read at each pixel's middle channel: twice as fast as maxima of the strided channel views."""
+    h, w = img.shape[:2]
+    return cv2.dilate(img.reshape(h, w * 3), np.ones((1, 3), np.uint8))[:, 1::3]
+
+
+@lru_cache(maxsize=64)
+def _disc_pixels(r: float) -> int:
+    """Pixels closer than ``r`` to a pixel (itself included): a region with fewer has no pixel
+    ``r`` from its outside (no core for the wide-darkening test; the distance transforms skipped)."""
+    k = int(np.ceil(r))
+    i, j = np.mgrid[-k:k + 1, -k:k + 1]
+    return int(np.count_nonzero(i * i + j * j < r * r))
+
+
+def _opening(mask: np.ndarray, r: float) -> np.ndarray | None:
+    """The opening of a 0/1 uint8 mask by a disc of radius ``r`` (px): the pixels of the mask within
+    ``r`` of a centre at which the whole disc (every pixel closer than ``r``) lies in the mask, as a
+    bool array; None when the disc fits nowhere.  (Pixels outside the image count as in the mask.)
+    A small disc by erosion and dilation with it; a big one by two distance transforms, whose cost
+    does not grow with the disc.  Both give the same pixels."""
+    if r <= 8:
+        k = int(np.ceil(r))
+        i, j = np.mgrid[-k:k + 1, -k:k + 1]
+        disc = (i * i + j * j < r * r).astype(np.uint8)
+        core = cv2.erode(mask, disc, borderType=cv2.BORDER_CONSTANT, borderValue=1)
+        if not core.any():
+            return None
+        return cv2.dilate(core, disc, borderType=cv2.BORDER_CONSTANT, borderValue=0) > 0
+    core = cv2.distanceTransform(mask, cv2.DIST_L2, cv2.DIST_MASK_PRECISE) >= r
+    if not core.any():
+        return None
+    return cv2.distanceTransform((~core).view(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE) < r
 
 
 def fill_holes(mask: np.ndarray) -> np.ndarray:
@@ -115,12 +159,9 @@ class Background:
         resid = cv2.max(cv2.max(cv2.absdiff(f[0], r[0] * rmean), cv2.absdiff(f[1], r[1] * rmean)),
                         cv2.absdiff(f[2], r[2] * rmean))
         plain = np.where(shadow, resid, d).astype(np.float32, copy=False)
-        if wide_px >= 3 and min(shadow.shape) >= wide_px and shadow.any():
-            # the opening by a disc wide_px across, by distances (its cost does not grow with the disc):
-            # the centres where the disc fits, grown by its radius
-            core = cv2.distanceTransform(shadow.view(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE) >= wide_px / 2
-            if core.any():
-                wide = cv2.distanceTransform((~core).view(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE) < wide_px / 2
+        if wide_px >= 3 and min(shadow.shape) >= wide_px and np.count_nonzero(shadow) >= _disc_pixels(wide_px / 2):
+            wide = _opening(shadow.view(np.uint8), wide_px / 2)
+            if wide is not None:
                 return np.where(wide, d, plain).astype(np.float32, copy=False), plain
         return plain, plain
 
@@ -134,9 +175,9 @@ class Background:
         # a cheap first pass over the whole picture: the largest channel difference (an upper bound
         # of the score but for shadows, whose score is lower still); the full score, with its shadow
         # test, only where that pass sees something
-        r_g = self.small * gains.reshape(1, 1, 3)
+        r_g = cv2.multiply(self.small, tuple(float(g) for g in gains) + (0.0,))
         d = cv2.absdiff(small, r_g)
-        dmax = cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2]) if d.ndim == 3 else d
+        dmax = channel_max(d) if d.ndim == 3 else d
         sample = dmax[::3, ::3]  # the noise level from a ninth of the pixels is as good
         mad = float(np.median(np.abs(sample - np.median(sample))))
         thr = max(min_threshold, k_sigma * 1.4826 * mad)
@@ -147,7 +188,7 @@ class Background:
             # if any of its 16 is), grown by 2 px
             hh, ww = cand.shape
             q = cv2.resize(cand * np.uint8(255), (-(-ww // 4), -(-hh // 4)), interpolation=cv2.INTER_AREA) > 0
-            n0, _, st0, _ = cv2.connectedComponentsWithStats(q.view(np.uint8), connectivity=8)
+            n0, _, st0, _ = components(q.view(np.uint8))
             for i in range(1, n0):
                 x0, y0 = max(0, 4 * st0[i, 0] - 2), max(0, 4 * st0[i, 1] - 2)
                 x1, y1 = min(ww, 4 * (st0[i, 0] + st0[i, 2]) + 2), min(hh, 4 * (st0[i, 1] + st0[i, 3]) + 2)
@@ -158,17 +199,19 @@ class Background:
         close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (close_px, close_px))
         mask = fill_holes(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close))
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, lab, stats, _ = components(mask)
         blobs = []
         inv = 1.0 / self.scale
-        kept = np.zeros(n, bool)
+        pieces = mask.copy() if self.textured_frac > 0 else None  # the regions kept, as a mask
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] * inv * inv < min_area_px:
+                if pieces is not None:
+                    x, y, bw, bh = stats[i, :4]
+                    pieces[y:y + bh, x:x + bw][lab[y:y + bh, x:x + bw] == i] = 0
                 continue
-            kept[i] = True
             blobs.append(self._blob(stats[i], mask.shape))
-        if self.textured_frac > 0:
-            blobs += self._shadow_like(small, gains, dmax, s, kept[lab].astype(np.uint8), thr, min_area_px)
+        if pieces is not None:
+            blobs += self._shadow_like(small, gains, dmax, s, pieces, thr, min_area_px)
         return ChangeMap(s, mask, gains, thr, self.scale, blobs, small)
 
     def _shadow_like(self, small, gains, dmax, s, pieces, thr: float, min_area_px: float) -> list[Blob]:
@@ -182,7 +225,7 @@ class Background:
             return []  # all of it by the pieces: their shadows
         shade = cv2.morphologyEx(shade, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         shade = fill_holes(cv2.morphologyEx(shade, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(shade, connectivity=8)
+        n, lab, stats, _ = components(shade)
         inv = 1.0 / self.scale
         out = []
         for i in range(1, n):

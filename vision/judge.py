@@ -19,6 +19,23 @@ from .detections import Detections
 from .judgement import Judgement
 
 
+_TOUCH_MEMO: dict[tuple[bytes, bytes], float] = {}
+_TOUCH_MEMO_SIZE = 512
+
+
+def _touch_depth_memo(fp_mm: np.ndarray, fp: Polygon, zone: Polygon) -> float:
+    """:func:`_touch_depth`, remembered by footprint and zone: a piece that did not move since the
+    frame before keeps its footprint to the bit (see Detector.detect(previous=...)), and this is the
+    costly part of its judgement."""
+    key = (np.ascontiguousarray(fp_mm, np.float64).tobytes(), shapely.to_wkb(zone))
+    got = _TOUCH_MEMO.get(key)
+    if got is None:
+        got = _TOUCH_MEMO[key] = _touch_depth(fp, zone)
+        if len(_TOUCH_MEMO) > _TOUCH_MEMO_SIZE:
+            del _TOUCH_MEMO[next(iter(_TOUCH_MEMO))]  # the oldest
+    return got
+
+
 def _touch_depth(fp: Polygon, zone: Polygon) -> float:
     """Depth of the deepest footprint point inside the zone (a lower bound of the shift that would
     stop the footprint touching it)."""
@@ -104,7 +121,7 @@ def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pi
         if not outbound[i] and state not in ("on_piece",):
             names = []
             for z in sorted(touched[i]):
-                d = _touch_depth(footprints[i], cal.zone_geoms[z])
+                d = _touch_depth_memo(det.footprint_mm[i], footprints[i], cal.zone_geoms[z])
                 margins[i] = min(margins[i], d)
                 names.append(zone_ids[z])
                 why.append(f"touches {zone_ids[z]} by {d:.1f} mm")

@@ -32,7 +32,7 @@ class PieceShape:
     round_footprint: bool = False                        # the footprint is a circle (upper layers may not be)
     period_deg: float = 360.0                            # the shape looks the same turned by this much
 
-    @property
+    @cached_property
     def area_mm2(self) -> float:
         return polygon_area(self.footprint)
 
