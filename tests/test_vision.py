@@ -362,6 +362,27 @@ def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay():
     assert again.reused == again.blobs > 0
 
 
+def test_a_piece_posed_twice_is_one_piece_and_a_disc_beside_another_is_two():
+    """The boxes of two regions of change may both hold one piece, and each region then poses it:
+    a piece reaching out of another of its kind by less than a piece must show to be seen is that
+    piece.  A disc 5 mm off another one (on it, a crescent of the lower one showing) is a second."""
+    from vision.detect import Candidate
+    from vision.fit import Fit
+
+    prof = BoardProfile.builtin("pitrush")
+    empty = read_image(FIX / "pitrush" / "empty.jpg")
+    det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+    red, black = det.shapes["red"][0], det.shapes["black"][0]
+
+    def disc(shape, x, conf):
+        return Candidate(Fit(shape, x, 300.0, 0.0, 0.0, 0.0, 0.4, 1.0, 50), conf)
+
+    for dx, kept in ((0.3, 1), (1.5, 1), (5.0, 2)):
+        got = det._suppress([disc(red, 200.0, 0.6), disc(black, 200.0 + dx, 0.9)])
+        assert len(got) == kept, dx
+        assert got[0].fit.shape.color == "black" or kept == 2  # of one piece posed twice, the surer reading
+
+
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
     from types import SimpleNamespace
 

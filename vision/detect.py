@@ -78,6 +78,18 @@ class FrameResult:
     _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
 
 
+def _weak(c: Candidate) -> bool:
+    """A piece posed poorly: unsure of its colour, or its outline off the model."""
+    return c.color_conf < 0.5 or c.fit.rms_px > 1.5 or c.faint
+
+
+def _reach_out(a: shapely.Polygon, b: shapely.Polygon) -> float:
+    """How far (mm) footprint ``a`` reaches out of footprint ``b``: the largest distance from ``b``
+    of a point of ``a``'s outline (0 when ``a`` lies within ``b``)."""
+    pts = shapely.get_coordinates(shapely.segmentize(a.exterior, 0.5))
+    return float(shapely.distance(b, shapely.points(pts)).max())
+
+
 class Detector:
     """Finds and judges pieces in photos of one calibrated table."""
 
@@ -688,7 +700,13 @@ class Detector:
                        key=lambda i: (cands[i].faint, -cands[i].color_conf * cands[i].fit.inlier_frac))
         kept: list[int] = []
         for i in order:
-            weak = cands[i].color_conf < 0.5 or cands[i].fit.rms_px > 1.5 or cands[i].faint
+            # the same piece posed twice (from two regions of change whose boxes both hold it): a
+            # piece of the same kind that reaches out of a stronger one by less than a piece must
+            # show to be seen (see _fit_component) is that piece
+            same = [k for k in kept if cands[k].fit.shape.kind == cands[i].fit.shape.kind]
+            if same and min(_reach_out(polys[i], polys[k]) for k in same) < self.cfg.min_seen_mm:
+                continue
+            weak = _weak(cands[i])
             clash = [k for k in kept if polys[i].intersection(polys[k]).area > 0.3 * min(polys[i].area, polys[k].area)]
             if clash and weak:
                 continue
