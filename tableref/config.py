@@ -79,6 +79,8 @@ class VisionConfig:
     shadow_smooth_mm: float = 2.0          # a shadow darkens the board by much the same ratio over this
     shadow_textured_frac: float = 0.05     # ... a shadow-like region apart from any piece, this much of
                                            # it not so explained, is a piece the colour of a shadow
+    join_gap_mm: float = 6.0               # a piece across a line of its own colour this wide (a silver beam
+                                           # over the gap between two tiles) shows as two regions of change
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     color_confidence_min: float = 0.5

@@ -383,6 +383,40 @@ def test_a_piece_posed_twice_is_one_piece_and_a_disc_beside_another_is_two():
         assert got[0].fit.shape.color == "black" or kept == 2  # of one piece posed twice, the surer reading
 
 
+def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
+    """A silver beam over the light gap between two tiles changes nothing there: its region of change
+    comes in two parts, each of which a standing beam could be.  It is read as the one lying beam."""
+    import shapely
+    from shapely.geometry import LineString
+
+    from calibration.model import Layout
+    from simulator.render import render_scene
+    from simulator.scene import PieceTruth
+    from simulator.shapes import footprint_of, piece_prisms
+
+    empty_scene = load_model(FIX / "pitchfleet" / "empty.json", SceneFile)
+    prof = BoardProfile.builtin("pitchfleet")
+    layout = Layout(prof, empty_scene.placements)
+    tiles = [shapely.Polygon(layout.tile_corners(pl)) for pl in empty_scene.placements]
+    a, b = next((a, b) for i, a in enumerate(tiles) for b in tiles[i + 1:] if a.distance(b) < 10)
+    ca, cb = np.asarray(a.centroid.coords[0]), np.asarray(b.centroid.coords[0])
+    gap = LineString([ca, cb]).difference(a).difference(b)  # the centre line's piece in the gap
+    xy = np.asarray(gap.centroid.coords[0])
+    heading = float(np.degrees(np.arctan2(*(cb - ca)[::-1]))) + 25.0
+    spec = prof.piece("beam", "silver")
+    fp = footprint_of(piece_prisms(spec), xy, heading, 0.0)
+    sc = empty_scene.model_copy(deep=True)
+    sc.pieces = [PieceTruth(id=0, kind="beam", color="silver", center_mm=tuple(xy), heading_deg=heading,
+                            height_mm=spec.height_mm, footprint_mm=[tuple(p) for p in fp])]
+    img = render_scene(sc, prof).image
+    det = Detector(Calibration(register(read_image(FIX / "pitchfleet" / "empty.jpg"), prof).calibration), prof,
+                   read_image(FIX / "pitchfleet" / "empty.jpg"))
+    j = det.detect(img).judgement
+    s = score_scene(j, sc.pieces, sc.camera(), det.cal.camera, "pitchfleet")
+    assert len(j) == 1 and s.missed == 0 and s.center_err_mm[0] < 1.0, (len(j), s.center_err_mm)
+    assert j.detections.height_mm[0] == pytest.approx(spec.height_mm)  # lying, not standing
+
+
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
     from types import SimpleNamespace
 

@@ -305,6 +305,8 @@ class Detector:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
+        if len(out) > 1 and not self.cards and any(_weak(c) for c in out):
+            out = self._joined(frame, score, box, ch, out)
         if wide is not score:
             # where nothing was posed with shadows scored down: a piece as dark as a shadow of the
             # board (a dark card back) and wider than the pieces' shadows can be; its edges are
@@ -332,6 +334,19 @@ class Detector:
                     fp = shapely.Polygon(c.fit.footprint())
                     if all(fp.intersection(q).area < 0.2 * min(fp.area, q.area) for q in posed):
                         out.append(c)
+        return out
+
+    def _joined(self, frame: np.ndarray, score: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
+        """A region read as several pieces, one of them poorly, may be one piece across a line of
+        its own colour (a silver beam over the gap between two tiles, where it changes nothing):
+        with gaps up to ``join_gap_mm`` closed, a reading of fewer pieces, each posed well, wins."""
+        k = 2 * int(np.ceil(self.cfg.join_gap_mm / self.mm_per_px / 2)) + 1
+        m = cv2.morphologyEx((score > ch.threshold).astype(np.uint8), cv2.MORPH_CLOSE,
+                             cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        fewer = self._pieces_in_mask(frame, score, m, box, ch)
+        if fewer and len(fewer) < len(out) and all(
+                not _weak(c) and c.fit.rms_px < 1.3 and c.fit.inlier_frac > 0.92 for c in fewer):
+            return fewer
         return out
 
     def _posed_near(self, cands: list[Candidate], box) -> np.ndarray:
