@@ -81,6 +81,8 @@ class VisionConfig:
                                            # it not so explained, is a piece the colour of a shadow
     join_gap_mm: float = 6.0               # a piece across a line of its own colour this wide (a silver beam
                                            # over the gap between two tiles) shows as two regions of change
+    pit_play_tol_mm: float = 1.0           # a disc posed in a pit further than this beyond its play from
+                                           # the pit's centre is not in it: it lies on a disc hidden there
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     color_confidence_min: float = 0.5

@@ -383,6 +383,31 @@ def test_a_piece_posed_twice_is_one_piece_and_a_disc_beside_another_is_two():
         assert got[0].fit.shape.color == "black" or kept == 2  # of one piece posed twice, the surer reading
 
 
+def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
+    """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
+    in the pit would lie further out, lies on a disc hidden in it; one within the play is in it."""
+    from vision.detect import Candidate
+    from vision.fit import fit_one
+
+    prof = BoardProfile.builtin("pitrush")
+    empty = read_image(FIX / "pitrush" / "empty.jpg")
+    det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+    disc = det.shapes["red"][0]
+    pit, (px, py) = det.pits[0], det.pit_c[0]
+    depth, h = float(pit.depth_mm), disc.height_mm
+    for off, base, want in ((3.8, -depth + h, ["stacked", "in_pit"]), (1.0, -depth, ["in_pit"])):
+        x, y = px + off, py
+        outline = np.concatenate(silhouette_hulls(disc, det.cam, x, y, 0.0, base, 0.0)).astype(np.float64)
+        hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        pts = np.concatenate([np.linspace(a, b, 8, endpoint=False) for a, b in zip(hull, np.roll(hull, -1, 0))])
+        seen = Candidate(fit_one(disc, det.cam, pts, 0.0), 0.9)
+        got = det._pit_states([seen])
+        assert [c.state for c in got] == want, off
+        assert np.hypot(got[0].fit.x - x, got[0].fit.y - y) < 0.5 and got[0].fit.base_mm == base
+        if len(got) == 2:  # the disc under it: not seen, in the pit, for a person to confirm
+            assert got[1].hidden and got[1].pit == pit.id and got[1].color_conf == 0
+
+
 def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     """A silver beam over the light gap between two tiles changes nothing there: its region of change
     comes in two parts, each of which a standing beam could be.  It is read as the one lying beam."""

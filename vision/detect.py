@@ -803,8 +803,21 @@ class Detector:
             depth = float(self.pits[j].depth_mm) if j is not None else 0.0
             if st == "sunk" and occupied.get(j) == i:
                 f_in = self._refit(f, -depth, 0.0, (f.x, f.y, 0.0))
-                # (a disc right over a pit may also lie on a disc hidden in it: one photo cannot
-                # always tell; the tracker knows when a disc vanished there, see vision.track)
+                # a disc in a pit lies within its play of the pit's centre (the pit's radius less the
+                # disc's).  Posed in the pit, one alone over it that lies further out cannot be in
+                # it: it lies on a disc hidden in the pit (one right over the hidden disc looks like
+                # one in the pit: one photo cannot tell, the tracker can, see vision.track)
+                play = float(self.pit_r[j]) - float(np.max(np.linalg.norm(f.shape.footprint, axis=1)))
+                off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
+                alone = not any(o[1] == j for k, o in enumerate(states) if k != i and o[0] in ("sunk", "over"))
+                if alone and off > self.cfg.pit_play_tol_mm:
+                    mg_on = off - self.cfg.pit_play_tol_mm
+                    f_on = self._refit(f, -depth + f.shape.height_mm, None, (f.x, f.y, 0.0))
+                    out.append(Candidate(f_on, c.color_conf, "stacked", pit_id, mg_on))
+                    under = Fit(f.shape, float(self.pit_c[j][0]), float(self.pit_c[j][1]), 0.0, -depth, 0.0, 0.0, 1.0, 0,
+                                0.0)
+                    out.append(Candidate(under, 0.0, "in_pit", pit_id, mg_on, hidden=True))
+                    continue
                 out.append(Candidate(f_in, c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
             elif st in ("sunk", "over") and j in occupied:
                 base = -depth + f.shape.height_mm
