@@ -385,7 +385,9 @@ def test_a_piece_posed_twice_is_one_piece_and_a_disc_beside_another_is_two():
 
 def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
-    in the pit would lie further out, lies on a disc hidden in it; one within the play is in it."""
+    in the pit would lie further out, lies on a disc hidden in it; one within the play is in it.
+    One hanging on an empty pit's edge has its centre over the board; one flat further in lies on
+    a stack of discs (read as one disc's height up: how many lie under it one photo cannot tell)."""
     from vision.detect import Candidate
     from vision.fit import fit_one
 
@@ -395,17 +397,27 @@ def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     disc = det.shapes["red"][0]
     pit, (px, py) = det.pits[0], det.pit_c[0]
     depth, h = float(pit.depth_mm), disc.height_mm
-    for off, base, want in ((3.8, -depth + h, ["stacked", "in_pit"]), (1.0, -depth, ["in_pit"])):
-        x, y = px + off, py
-        outline = np.concatenate(silhouette_hulls(disc, det.cam, x, y, 0.0, base, 0.0)).astype(np.float64)
+
+    def seen_at(x: float, base: float) -> Candidate:
+        """A disc at (x, py) mm, underside at ``base``, as first posed: on the board, from its outline."""
+        outline = np.concatenate(silhouette_hulls(disc, det.cam, x, py, 0.0, base, 0.0))
         hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2).astype(np.float64)
         pts = np.concatenate([np.linspace(a, b, 8, endpoint=False) for a, b in zip(hull, np.roll(hull, -1, 0))])
-        seen = Candidate(fit_one(disc, det.cam, pts, 0.0), 0.9)
-        got = det._pit_states([seen])
+        return Candidate(fit_one(disc, det.cam, pts, 0.0), 0.9)
+
+    cases = ((3.8, -depth + h, -depth + h, ["stacked", "in_pit"]), (1.0, -depth, -depth, ["in_pit"]),
+             (9.0, -depth + 2 * h, -depth + h, ["stacked", "in_pit"]), (20.0, 0.0, 0.0, ["hanging"]))
+    for off, base, read_at, want in cases:
+        got = det._pit_states([seen_at(px + off, base)])
         assert [c.state for c in got] == want, off
-        assert np.hypot(got[0].fit.x - x, got[0].fit.y - y) < 0.5 and got[0].fit.base_mm == base
+        assert got[0].fit.base_mm == read_at
+        if read_at == base:
+            assert np.hypot(got[0].fit.x - px - off, got[0].fit.y - py) < 0.5
         if len(got) == 2:  # the disc under it: not seen, in the pit, for a person to confirm
             assert got[1].hidden and got[1].pit == pit.id and got[1].color_conf == 0
+    # two discs on one stack: one disc hidden under them, not two
+    got = det._pit_states([seen_at(px + 9.0, -depth + 2 * h), seen_at(px - 9.0, -depth + 2 * h)])
+    assert [c.state for c in got] == ["stacked", "in_pit", "stacked"] and sum(c.hidden for c in got) == 1
 
 
 def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():

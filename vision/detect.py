@@ -811,12 +811,7 @@ class Detector:
                 off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
                 alone = not any(o[1] == j for k, o in enumerate(states) if k != i and o[0] in ("sunk", "over"))
                 if alone and off > self.cfg.pit_play_tol_mm:
-                    mg_on = off - self.cfg.pit_play_tol_mm
-                    f_on = self._refit(f, -depth + f.shape.height_mm, None, (f.x, f.y, 0.0))
-                    out.append(Candidate(f_on, c.color_conf, "stacked", pit_id, mg_on))
-                    under = Fit(f.shape, float(self.pit_c[j][0]), float(self.pit_c[j][1]), 0.0, -depth, 0.0, 0.0, 1.0, 0,
-                                0.0)
-                    out.append(Candidate(under, 0.0, "in_pit", pit_id, mg_on, hidden=True))
+                    out += self._on_hidden(c, j, off - self.cfg.pit_play_tol_mm)
                     continue
                 out.append(Candidate(f_in, c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
             elif st in ("sunk", "over") and j in occupied:
@@ -824,12 +819,36 @@ class Detector:
                 f2 = self._refit(f, base, None, (f.x, f.y, 0.0))
                 out.append(Candidate(f2, c.color_conf, "stacked", pit_id, mg))
             elif st == "over":
-                out.append(Candidate(f, c.color_conf, "hanging", pit_id, mg))
+                # a disc hanging on a pit's edge has its weight over the board (its centre at least
+                # the pit's radius from the pit's centre, or it tips in); one flat further in lies
+                # higher: on a stack of discs in the pit, hidden under it
+                inside = float(self.pit_r[j]) - self.cfg.pit_play_tol_mm - float(
+                    np.hypot(f.x - self.pit_c[j][0], f.y - self.pit_c[j][1]))
+                if inside > 0:
+                    out += self._on_hidden(c, j, inside)
+                else:
+                    out.append(Candidate(f, c.color_conf, "hanging", pit_id, mg))
             elif st == "sunk":
                 out.append(Candidate(f, c.color_conf, "in_pit", pit_id, mg))
             else:
                 out.append(Candidate(f, c.color_conf, st, None, mg))
-        return out
+        # one disc hidden in a pit (several discs lying over it rest on one stack), none where one is seen
+        seen_in = {c.pit for c in out if c.state == "in_pit" and not c.hidden}
+        first = {}
+        for k, c in enumerate(out):
+            if c.hidden:
+                first.setdefault(c.pit, k)
+        return [c for k, c in enumerate(out) if not c.hidden or (c.pit not in seen_in and first[c.pit] == k)]
+
+    def _on_hidden(self, c: Candidate, j: int, margin: float) -> list[Candidate]:
+        """A disc that lies on a disc hidden in pit ``j``: it posed one disc's height above the
+        board, and the disc under it, not seen (colour unknown, for a person to confirm)."""
+        f, pit = c.fit, self.pits[j]
+        depth = float(pit.depth_mm)
+        f_on = self._refit(f, -depth + f.shape.height_mm, None, (f.x, f.y, 0.0))
+        under = Fit(f.shape, float(self.pit_c[j][0]), float(self.pit_c[j][1]), 0.0, -depth, 0.0, 0.0, 1.0, 0, 0.0)
+        return [Candidate(f_on, c.color_conf, "stacked", pit.id, margin),
+                Candidate(under, 0.0, "in_pit", pit.id, margin, hidden=True)]
 
     def _to_detections(self, cands: list[Candidate]) -> Detections:
         if not cands:
