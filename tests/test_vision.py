@@ -420,6 +420,35 @@ def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     assert [c.state for c in got] == ["stacked", "in_pit", "stacked"] and sum(c.hidden for c in got) == 1
 
 
+def test_of_two_discs_over_a_pit_the_one_whose_colour_shows_where_they_overlap_is_on_top():
+    """A red disc in a pit, off its centre by its play, and a yellow one on it nearer the centre:
+    nearness to the centre says yellow is in the pit; the photo, yellow where they overlap, says
+    it lies on the red one."""
+    from calibration.model import Layout
+    from simulator.render import render_scene
+    from simulator.scene import PieceTruth
+    from simulator.shapes import footprint_of, piece_prisms
+
+    sc = load_model(FIX / "pitrush" / "empty.json", SceneFile)
+    prof = BoardProfile.builtin("pitrush")
+    pit = Layout(prof, sc.placements).pits()[4]
+    pc = np.asarray(pit.center)
+    spec = prof.piece("disc", "red")
+    pieces = []
+    lie = (("red", 1.9, -pit.depth_mm), ("yellow", -1.7, -pit.depth_mm + spec.height_mm))
+    for i, (colour, dx, base) in enumerate(lie):
+        xy = pc + [dx, 0.0]
+        fp = footprint_of(piece_prisms(prof.piece("disc", colour)), xy, 0.0, base)
+        pieces.append(PieceTruth(id=i, kind="disc", color=colour, center_mm=tuple(xy), base_mm=base,
+                                 height_mm=spec.height_mm, footprint_mm=[tuple(p) for p in fp]))
+    sc.pieces = pieces
+    img = render_scene(sc, prof).image
+    empty = read_image(FIX / "pitrush" / "empty.jpg")
+    j = Detector(Calibration(register(empty, prof).calibration), prof, empty).detect(img).judgement
+    got = sorted(zip(j.detections.color, j.state))
+    assert got == [("red", "in_pit"), ("yellow", "stacked")], got
+
+
 def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     """A silver beam over the light gap between two tiles changes nothing there: its region of change
     comes in two parts, each of which a standing beam could be.  It is read as the one lying beam."""

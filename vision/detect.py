@@ -193,7 +193,7 @@ class Detector:
             cands.extend(found)
         t2 = time.perf_counter()
         cands = self._suppress(cands)
-        cands = self._resolve_elevations(cands)
+        cands = self._resolve_elevations(cands, frame)
         det = self._to_detections(cands)
         jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
                     [c.pit_margin for c in cands], self.cfg)
@@ -744,7 +744,7 @@ class Detector:
         return cands
 
     # --------------------------------------------------------------------------- elevations
-    def _resolve_elevations(self, cands: list[Candidate]) -> list[Candidate]:
+    def _resolve_elevations(self, cands: list[Candidate], frame: np.ndarray | None = None) -> list[Candidate]:
         """Re-pose pieces whose place says they cannot lie on the board surface."""
         support = self.cal.support
         out = []
@@ -763,11 +763,12 @@ class Detector:
                     continue
             out.append(c)
         if len(self.pits):
-            out = self._pit_states(out)
+            out = self._pit_states(out, frame)
         return out
 
-    def _pit_states(self, cands: list[Candidate]) -> list[Candidate]:
-        """PitRush: in a pit, stacked on a disc in a pit, hanging on an empty pit's edge, or surface."""
+    def _pit_states(self, cands: list[Candidate], frame: np.ndarray | None = None) -> list[Candidate]:
+        """PitRush: in a pit, stacked on a disc in a pit, hanging on an empty pit's edge, or surface.
+        ``frame``: the photo, to tell which of two discs over a pit lies on the other."""
         occupied: dict[int, int] = {}
         states = []
         for i, c in enumerate(cands):
@@ -796,12 +797,22 @@ class Detector:
                 if k is None or np.hypot(f.x - self.pit_c[j][0], f.y - self.pit_c[j][1]) < np.hypot(
                         states[k][3].x - self.pit_c[j][0], states[k][3].y - self.pit_c[j][1]):
                     occupied[j] = i
+        # ... unless of two discs of different colours there, the photo shows that one on top: where
+        # two discs overlap, the colour seen is the upper one's (the lower one, a crescent beside
+        # it, may have been posed further out than it lies)
+        if frame is not None:
+            for j in list(occupied):
+                at = [k for k, o in enumerate(states) if o[1] == j and o[0] in ("sunk", "over")]
+                if len(at) == 2:
+                    top = self._upper(frame, cands[at[0]], cands[at[1]])
+                    if top is not None:
+                        occupied[j] = at[1 - top]
         out = []
         for i, (st, j, mg, f) in enumerate(states):
             c = cands[i]
             pit_id = self.pits[j].id if j is not None else None
             depth = float(self.pits[j].depth_mm) if j is not None else 0.0
-            if st == "sunk" and occupied.get(j) == i:
+            if st in ("sunk", "over") and occupied.get(j) == i:
                 f_in = self._refit(f, -depth, 0.0, (f.x, f.y, 0.0))
                 # a disc in a pit lies within its play of the pit's centre (the pit's radius less the
                 # disc's).  Posed in the pit, one alone over it that lies further out cannot be in
@@ -839,6 +850,29 @@ class Detector:
             if c.hidden:
                 first.setdefault(c.pit, k)
         return [c for k, c in enumerate(out) if not c.hidden or (c.pit not in seen_in and first[c.pit] == k)]
+
+    def _upper(self, frame: np.ndarray, a: Candidate, b: Candidate) -> int | None:
+        """Which of two overlapping pieces of different colours lies on the other (0: ``a``, 1:
+        ``b``): the one whose colour the photo shows where their silhouettes overlap.  None when
+        they are of one colour, overlap too little, or the colour there is like neither."""
+        ca, cb = a.fit.shape.color, b.fit.shape.color
+        if ca == cb or a.hidden or b.hidden:
+            return None
+        ha, hb = a.fit.hulls(self.cam), b.fit.hulls(self.cam)
+        allp = np.concatenate(ha + hb)
+        h, w = frame.shape[:2]
+        box = (max(0, int(allp[:, 0].min())), max(0, int(allp[:, 1].min())),
+               min(w, int(allp[:, 0].max()) + 1), min(h, int(allp[:, 1].max()) + 1))
+        if box[2] - box[0] < 4 or box[3] - box[1] < 4:
+            return None
+        both = cv2.erode(silhouette_mask(ha, box) & silhouette_mask(hb, box), np.ones((5, 5), np.uint8))
+        if np.count_nonzero(both) < 20:
+            return None
+        namer = ColorNamer([ca, cb], (self.cal.data.appearance or {}).get("colors"))
+        d = namer.distances(self._lab_of(frame, both, box))
+        if min(d) > 0.7 * max(d):
+            return None
+        return int(namer.names[int(np.argmin(d))] == cb)
 
     def _on_hidden(self, c: Candidate, j: int, margin: float) -> list[Candidate]:
         """A disc that lies on a disc hidden in pit ``j``: it posed one disc's height above the
