@@ -221,7 +221,7 @@ def galaktico_profile() -> ProfileFile:
                             layers=[Layer(h0=0.0, h1=6.6), Layer(h0=6.6, h1=12.0, scale=0.72)]))
     return ProfileFile(game="galaktico", name="Galaktico (nominal)", nominal=True,
                        notes="Three rhombic sectors of 6x6 spaces (40 mm) forming a hexagon; nominal.",
-                       tiles=tiles, pieces=pieces,
+                       tiles=tiles, pieces=pieces, pieces_stack=False,  # one space ship per space
                        arrangement=Arrangement(kind="fixed", gap_mm=1.0, nominal=nominal))
 
 

@@ -277,6 +277,8 @@ class ProfileFile(FileModel):
     notes: str | None = None
     tiles: list[Tile] = pydantic.Field(min_length=1)
     pieces: list[PieceSpec] = []
+    pieces_stack: bool = pydantic.Field(True, description="pieces may lie on one another (False: one piece "
+                                                          "per place, as on a board of spaces)")
     arrangement: Arrangement = Arrangement()
 
     @pydantic.model_validator(mode="after")

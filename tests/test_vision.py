@@ -383,6 +383,27 @@ def test_a_piece_posed_twice_is_one_piece_and_a_disc_beside_another_is_two():
         assert got[0].fit.shape.color == "black" or kept == 2  # of one piece posed twice, the surer reading
 
 
+def test_where_pieces_do_not_stack_two_overlapping_pieces_are_one():
+    """Galaktico: one space ship per space.  Two pieces posed overlapping are one of them (the surer
+    reading), however well each fits; a reading of several pieces on one another is no reading."""
+    from vision.detect import Candidate, _overlapping
+    from vision.fit import Fit
+
+    prof = BoardProfile.builtin("galaktico")
+    assert not prof.data.pieces_stack and BoardProfile.builtin("pitrush").data.pieces_stack
+    empty = read_image(FIX / "galaktico" / "empty.jpg")
+    det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+    station = next(s for s in det.shapes["red"] if s.kind == "figure:station")
+    scout = next(s for s in det.shapes["blue"] if s.kind == "figure:scout")
+    a = Candidate(Fit(station, 200.0, 200.0, 0.0, 0.0, 0.0, 0.4, 1.0, 50), 0.9)
+    b = Candidate(Fit(scout, 206.0, 200.0, 0.0, 0.0, 0.0, 0.3, 1.0, 50), 0.8)
+    far = Candidate(Fit(scout, 260.0, 200.0, 0.0, 0.0, 0.0, 0.3, 1.0, 50), 0.8)
+    got = det._suppress([b, a, far])
+    assert [c.fit.shape.kind for c in got] == ["figure:station", "figure:scout"] and got[1] is far
+    assert _overlapping([a.fit.footprint(), b.fit.footprint()])
+    assert not _overlapping([a.fit.footprint(), far.fit.footprint()])
+
+
 def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
     in the pit would lie further out, lies on a disc hidden in it; one within the play is in it.

@@ -83,6 +83,14 @@ def _weak(c: Candidate) -> bool:
     return c.color_conf < 0.5 or c.fit.rms_px > 1.5 or c.faint
 
 
+def _overlapping(footprints: list[np.ndarray], frac: float = 0.3) -> bool:
+    """Whether two of the footprints (table mm) overlap by more than ``frac`` of the smaller one
+    (less is a pose's error, or pieces that touch)."""
+    polys = [shapely.Polygon(fp) for fp in footprints]
+    return any(polys[i].intersection(polys[k]).area > frac * min(polys[i].area, polys[k].area)
+               for i in range(len(polys)) for k in range(i + 1, len(polys)))
+
+
 def _reach_out(a: shapely.Polygon, b: shapely.Polygon) -> float:
     """How far (mm) footprint ``a`` reaches out of footprint ``b``: the largest distance from ``b``
     of a point of ``a``'s outline (0 when ``a`` lies within ``b``)."""
@@ -480,6 +488,8 @@ class Detector:
                 if widths[worst] >= self.cfg.min_seen_mm:
                     break
                 del fits[worst], masks[worst]
+            if not self.profile.data.pieces_stack and _overlapping([f.footprint() for f in fits]):
+                return np.inf, []  # one piece per place: pieces lying on one another are not a reading
             cands = []
             for i, f in enumerate(fits):
                 f.upright = up
@@ -530,7 +540,7 @@ class Detector:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:
                     best = res
-                if all(fits_well(c) for c in res[1]):
+                if res[1] and all(fits_well(c) for c in res[1]):
                     break  # every piece of this reading fits its outline well: no other kind is tried
         return [] if best is None else best[1]
 
@@ -723,7 +733,7 @@ class Detector:
                 continue
             weak = _weak(cands[i])
             clash = [k for k in kept if polys[i].intersection(polys[k]).area > 0.3 * min(polys[i].area, polys[k].area)]
-            if clash and weak:
+            if clash and (weak or not self.profile.data.pieces_stack):
                 continue
             kept.append(i)
         out = [cands[i] for i in sorted(kept)]
