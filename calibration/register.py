@@ -782,6 +782,11 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
         raise BoardNotFound("the boards were found but no camera pose fits them", overlay=_overlay_matches(image, matches, scale))
     rvec0, tvec0 = rvec0.ravel(), tvec0.ravel()
     if complete_later:
+        # the placements from the tiles' homographies can be ~10% off in scale under a steep view,
+        # and so the grid's empty cells: the found tiles are first fitted on their own (their known
+        # size sets the scale), then their grid tells where the missing ones lie
+        pre = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg)
+        K0, d0, rvec0, tvec0, placements, _ = pre.solve(prob, placements, K0, d0, rvec0, tvec0, free_distortion=False)
         cam0 = CameraModel(Intrinsics((w, h), K0, d0), Pose(rvec0, tvec0))
         extra = _complete_grid(gray, profile, placements, cam0, sorted(missing))
         if extra is None:
@@ -1087,7 +1092,16 @@ def _complete_grid(gray: np.ndarray, profile: BoardProfile, placements: list[Til
         return None
     pitch = float(np.median(steps[steps > 0.8 * size.min()]))
     origin = centres[0]
-    cells = {(int(round((c[0] - origin[0]) / pitch)), int(round((c[1] - origin[1]) / pitch))) for c in centres}
+    cell_of = [(int(round((c[0] - origin[0]) / pitch)), int(round((c[1] - origin[1]) / pitch))) for c in centres]
+    cells = set(cell_of)
+    centre_at = dict(zip(cell_of, centres))
+
+    def cell_centre(cell) -> np.ndarray:
+        """Where a cell's tile would lie: a pitch on from the found tiles beside it (hand-placed
+        tiles wander off a global grid by more than from their neighbours)."""
+        near = [centre_at[n] + (np.array(cell) - n) * pitch for n in ((cell[0] + dx, cell[1] + dy) for dx, dy in
+                ((-1, 0), (1, 0), (0, -1), (0, 1))) if n in centre_at]
+        return np.mean(near, axis=0) if near else origin + np.array(cell) * pitch
     xs, ys = sorted({c[0] for c in cells}), sorted({c[1] for c in cells})
     base_rot = float(np.median([((pl.rotation_deg + 45) % 90) - 45 for pl in placements]))
     best_plan, best_score = None, -np.inf
@@ -1101,7 +1115,7 @@ def _complete_grid(gray: np.ndarray, profile: BoardProfile, placements: list[Til
             fits = {}
             for t in missing:
                 for cell in empty:
-                    p0 = origin + np.array(cell) * pitch
+                    p0 = cell_centre(cell)
                     # each turn slid to its best place first: off the grid by a few mm, every turn
                     # scores alike at the cell's centre
                     fits[(t, cell)] = max((_slide(gray, profile, cam, t, p0, base_rot + 90 * k) for k in range(4)),

@@ -213,3 +213,17 @@ def test_weakest_part_ignores_sparsely_printed_cells():
     assert _weakest_part_score(np.column_stack([ncc, xy])[keep], (360.0, 240.0), 120.0) > 0.8
     ncc[(xy[:, 0] < 120) & (xy[:, 1] < 120)] = 0.05  # a whole, well-printed cell missed
     assert _weakest_part_score(np.column_stack([ncc, xy]), (360.0, 240.0), 120.0) < 0.1
+
+
+def test_a_tile_missed_by_the_features_is_found_in_its_grid_cell_under_a_steep_view():
+    """A simulated 1080p photo from a steep, far view in which the features miss the dark Neptune
+    tile: the found tiles are fitted first (the first placements were ~10% off in scale), and the
+    missing tile is looked for a pitch on from its neighbours."""
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin("pitchfleet")
+    scene, res = simulate("pitchfleet", 7043, (1920, 1080), empty=True)
+    reg = register(res.image, prof)
+    e = compare(reg.calibration, prof, scene.camera(), scene.placements)
+    assert e.identity_ok and e.rotation_ok and e.corner_mm.max() < 2.0
+    assert Calibration(reg.calibration).problems() == []
