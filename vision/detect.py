@@ -721,18 +721,23 @@ class Detector:
         if len(cands) < 2:
             return cands
         polys = [shapely.Polygon(c.fit.footprint()) for c in cands]
+        touching: list[set[int]] = [set() for _ in cands]  # the footprints each one touches
+        for a, b in shapely.STRtree(polys).query(polys, predicate="intersects").T:
+            if a != b:
+                touching[a].add(int(b))
         order = sorted(range(len(cands)),
                        key=lambda i: (cands[i].faint, -cands[i].color_conf * cands[i].fit.inlier_frac))
         kept: list[int] = []
         for i in order:
+            near = [k for k in kept if k in touching[i]]
             # the same piece posed twice (from two regions of change whose boxes both hold it): a
             # piece of the same kind that reaches out of a stronger one by less than a piece must
             # show to be seen (see _fit_component) is that piece
-            same = [k for k in kept if cands[k].fit.shape.kind == cands[i].fit.shape.kind]
+            same = [k for k in near if cands[k].fit.shape.kind == cands[i].fit.shape.kind]
             if same and min(_reach_out(polys[i], polys[k]) for k in same) < self.cfg.min_seen_mm:
                 continue
             weak = _weak(cands[i])
-            clash = [k for k in kept if polys[i].intersection(polys[k]).area > 0.3 * min(polys[i].area, polys[k].area)]
+            clash = [k for k in near if polys[i].intersection(polys[k]).area > 0.3 * min(polys[i].area, polys[k].area)]
             if clash and (weak or not self.profile.data.pieces_stack):
                 continue
             kept.append(i)
