@@ -902,19 +902,19 @@ class Detector:
     def _to_detections(self, cands: list[Candidate]) -> Detections:
         if not cands:
             return Detections.empty()
-        kinds, colors, cpx, cmm, fps, hs, bases, heads, confs = [], [], [], [], [], [], [], [], []
+        kinds, colors, cmm, fps, hs, bases, heads, confs = [], [], [], [], [], [], [], []
         for c in cands:
             f = c.fit
             fp = f.footprint()
             kinds.append(f.shape.kind)
             colors.append("unknown" if c.hidden else f.shape.color)
             cmm.append([f.x, f.y])
-            cpx.append(self.cam.project_plane(np.array([[f.x, f.y]]), f.base_mm)[0])
             fps.append(fp)
             hs.append(f.shape.height_mm)
             bases.append(f.base_mm)
             heads.append(f.heading)
             fit_q = float(np.clip(1.5 - f.rms_px, 0, 1)) * f.inlier_frac
             confs.append(0.0 if c.hidden else float(np.clip(0.5 * c.color_conf + 0.5 * fit_q, 0, 1)))
+        cpx = self.cam.project_plane(np.array(cmm), np.array(bases))  # the footprints' centres, all at once
         return Detections(kind=kinds, color=colors, center_px=cpx, center_mm=cmm, footprint_mm=fps, height_mm=hs,
                           base_mm=bases, heading_deg=heads, confidence=confs)
