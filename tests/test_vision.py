@@ -404,6 +404,22 @@ def test_where_pieces_do_not_stack_two_overlapping_pieces_are_one():
     assert not _overlapping([a.fit.footprint(), far.fit.footprint()])
 
 
+def test_a_figure_paled_by_the_light_is_still_tried_as_a_figure():
+    """Under a warm, dim light a red station looks salmon: 52 (CIE Lab) from the textbook red, past the
+    fixed 40 that let only a grey meteor be tried there, and it was missed.  A colour's fit is judged
+    against the best one of the region."""
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin("galaktico")
+    _, empty = simulate("galaktico", 7019, (1920, 1080), empty=True)
+    scene, res = simulate("galaktico", 7019, (1920, 1080), empty=False, pieces_seed=1)
+    cal = Calibration(register(empty.image, prof).calibration)
+    j = Detector(cal, prof, empty.image).detect(res.image).judgement
+    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico")
+    stations = [i for i, p in enumerate(scene.pieces) if p.kind == "figure:station" and p.color == "red"]
+    assert stations and not set(stations) & set(s.missed_ids)
+
+
 def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
     in the pit would lie further out, lies on a disc hidden in it; one within the play is in it.

@@ -471,8 +471,11 @@ class Detector:
             choices = [c for c, ss in self.shapes.items() if any(q.kind == s.kind for q in ss)]
             cdist = float(np.min(ColorNamer(choices).distances(lab)))
             options.append((s, up, ratio, cdist))
-        # a region whose colour fits no piece of a kind is not tried as that kind (unless nothing fits)
-        plausible = [o for o in options if o[3] < 40.0] or options
+        # a region whose colour fits no piece of a kind is not tried as that kind (unless nothing
+        # fits); how well a colour fits is judged against the best fit (a light unlike the
+        # calibration's pales every colour alike)
+        near = max(40.0, min(o[3] for o in options) + 20.0)
+        plausible = [o for o in options if o[3] < near]
 
         def attempt(s, up, kk):
             fits = [fit_one(s, self.cam, pts, 0.0)] if kk == 1 else fit_many([s] * kk, self.cam, pts, [0.0] * kk,
