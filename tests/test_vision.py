@@ -455,6 +455,9 @@ def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     # two discs on one stack: one disc hidden under them, not two
     got = det._pit_states([seen_at(px + 9.0, -depth + 2 * h), seen_at(px - 9.0, -depth + 2 * h)])
     assert [c.state for c in got] == ["stacked", "in_pit", "stacked"] and sum(c.hidden for c in got) == 1
+    # a tower: the lower of two discs seen over the pit lies beyond the play, so on a hidden disc
+    got = det._pit_states([seen_at(px + 4.0, -depth + h), seen_at(px + 13.0, -depth + 2 * h)])
+    assert [c.state for c in got] == ["stacked", "in_pit", "stacked"] and got[1].hidden
 
 
 def test_of_two_discs_over_a_pit_the_one_whose_colour_shows_where_they_overlap_is_on_top():

@@ -833,13 +833,13 @@ class Detector:
             if st in ("sunk", "over") and occupied.get(j) == i:
                 f_in = self._refit(f, -depth, 0.0, (f.x, f.y, 0.0))
                 # a disc in a pit lies within its play of the pit's centre (the pit's radius less the
-                # disc's).  Posed in the pit, one alone over it that lies further out cannot be in
-                # it: it lies on a disc hidden in the pit (one right over the hidden disc looks like
-                # one in the pit: one photo cannot tell, the tracker can, see vision.track)
+                # disc's).  Posed in the pit, the lowest disc seen over it that lies further out cannot
+                # be in it: it lies on a disc hidden in the pit (so do the ones on it).  One right over
+                # the hidden disc looks like one in the pit: one photo cannot tell, the tracker can
+                # (see vision.track)
                 play = float(self.pit_r[j]) - float(np.max(np.linalg.norm(f.shape.footprint, axis=1)))
                 off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
-                alone = not any(o[1] == j for k, o in enumerate(states) if k != i and o[0] in ("sunk", "over"))
-                if alone and off > self.cfg.pit_play_tol_mm:
+                if off > self.cfg.pit_play_tol_mm:
                     out += self._on_hidden(c, j, off - self.cfg.pit_play_tol_mm)
                     continue
                 out.append(Candidate(f_in, c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
