@@ -458,6 +458,7 @@ def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     # a tower: the lower of two discs seen over the pit lies beyond the play, so on a hidden disc
     got = det._pit_states([seen_at(px + 4.0, -depth + h), seen_at(px + 13.0, -depth + 2 * h)])
     assert [c.state for c in got] == ["stacked", "in_pit", "stacked"] and got[1].hidden
+    assert got[0].fit.base_mm == -depth + h and got[2].fit.base_mm == -depth + 2 * h  # one disc higher
 
 
 def test_of_two_discs_over_a_pit_the_one_whose_colour_shows_where_they_overlap_is_on_top():

@@ -825,26 +825,32 @@ class Detector:
                     top = self._upper(frame, cands[at[0]], cands[at[1]])
                     if top is not None:
                         occupied[j] = at[1 - top]
+        # a disc in a pit lies within its play of the pit's centre (the pit's radius less the disc's).
+        # Posed in the pit, the lowest disc seen over it that lies further out cannot be in it: it
+        # lies on a disc hidden in the pit, and the ones on it a disc higher.  (One right over the
+        # hidden disc looks like one in the pit: one photo cannot tell, the tracker can, see
+        # vision.track)
+        posed_in: dict[int, Fit] = {}
+        on_hidden: dict[int, float] = {}  # pit -> by how much its lowest disc seen lies beyond the play
+        for j, i in occupied.items():
+            f = states[i][3]
+            posed_in[j] = f_in = self._refit(f, -float(self.pits[j].depth_mm), 0.0, (f.x, f.y, 0.0))
+            play = float(self.pit_r[j]) - float(np.max(np.linalg.norm(f.shape.footprint, axis=1)))
+            off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
+            if off > self.cfg.pit_play_tol_mm:
+                on_hidden[j] = off - self.cfg.pit_play_tol_mm
         out = []
         for i, (st, j, mg, f) in enumerate(states):
             c = cands[i]
             pit_id = self.pits[j].id if j is not None else None
             depth = float(self.pits[j].depth_mm) if j is not None else 0.0
             if st in ("sunk", "over") and occupied.get(j) == i:
-                f_in = self._refit(f, -depth, 0.0, (f.x, f.y, 0.0))
-                # a disc in a pit lies within its play of the pit's centre (the pit's radius less the
-                # disc's).  Posed in the pit, the lowest disc seen over it that lies further out cannot
-                # be in it: it lies on a disc hidden in the pit (so do the ones on it).  One right over
-                # the hidden disc looks like one in the pit: one photo cannot tell, the tracker can
-                # (see vision.track)
-                play = float(self.pit_r[j]) - float(np.max(np.linalg.norm(f.shape.footprint, axis=1)))
-                off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
-                if off > self.cfg.pit_play_tol_mm:
-                    out += self._on_hidden(c, j, off - self.cfg.pit_play_tol_mm)
-                    continue
-                out.append(Candidate(f_in, c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
+                if j in on_hidden:
+                    out += self._on_hidden(c, j, on_hidden[j])
+                else:
+                    out.append(Candidate(posed_in[j], c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
             elif st in ("sunk", "over") and j in occupied:
-                base = -depth + f.shape.height_mm
+                base = -depth + (2 if j in on_hidden else 1) * f.shape.height_mm
                 f2 = self._refit(f, base, None, (f.x, f.y, 0.0))
                 out.append(Candidate(f2, c.color_conf, "stacked", pit_id, mg))
             elif st == "over":
