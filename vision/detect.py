@@ -12,10 +12,16 @@
 3. poses piece models on each other region's outline (:mod:`vision.fit`): the kinds (and counts)
    its size allows, named by colour (white-balanced with the gains learned at calibration); cards
    as many as the region holds, a face-down one aligned to the profile's picture of its back;
-   hands (large regions entering from the edge of the view) are ignored;
-4. re-poses at the heights a piece can rest at — on a board, on the table (the board's thickness
-   lower), in a pit, on a disc in a pit — the one the geometry allows;
-5. judges the footprints (:mod:`vision.judge`).
+   a reading with a poorly posed piece is tried again with gaps of ``join_gap_mm`` closed (a
+   piece across a line of its own colour); hands (large regions entering from the edge of the
+   view) are ignored;
+4. keeps one of a piece posed twice (from two regions), and, where pieces do not stack
+   (``pieces_stack`` of the profile), one of two overlapping;
+5. re-poses at the heights a piece can rest at — on a board, on the table (the board's thickness
+   lower), in a pit, on a disc in a pit — the one the geometry allows: a disc over a pit is in it
+   only within the pit's play of its centre, else it lies on a disc hidden there (reported unseen);
+   of two discs over a pit, the one whose colour shows where they overlap lies on top;
+6. judges the footprints (:mod:`vision.judge`).
 
 Frames: image px in, table mm (board plane) out.
 """
@@ -83,12 +89,16 @@ def _weak(c: Candidate) -> bool:
     return c.color_conf < 0.5 or c.fit.rms_px > 1.5 or c.faint
 
 
+def _overlap(a: shapely.Polygon, b: shapely.Polygon) -> float:
+    """The area two footprints share, as a fraction of the smaller one's."""
+    return a.intersection(b).area / max(min(a.area, b.area), 1e-9)
+
+
 def _overlapping(footprints: list[np.ndarray], frac: float = 0.3) -> bool:
     """Whether two of the footprints (table mm) overlap by more than ``frac`` of the smaller one
     (less is a pose's error, or pieces that touch)."""
     polys = [shapely.Polygon(fp) for fp in footprints]
-    return any(polys[i].intersection(polys[k]).area > frac * min(polys[i].area, polys[k].area)
-               for i in range(len(polys)) for k in range(i + 1, len(polys)))
+    return any(_overlap(polys[i], polys[k]) > frac for i in range(len(polys)) for k in range(i + 1, len(polys)))
 
 
 def _reach_out(a: shapely.Polygon, b: shapely.Polygon) -> float:
@@ -340,7 +350,7 @@ class Detector:
                 for c in self._shadow_coloured(frame, big, seed, ch, self._posed_near(out, big)):
                     # not where a piece already stands (two pieces on the board cannot share ground)
                     fp = shapely.Polygon(c.fit.footprint())
-                    if all(fp.intersection(q).area < 0.2 * min(fp.area, q.area) for q in posed):
+                    if all(_overlap(fp, q) < 0.2 for q in posed):
                         out.append(c)
         return out
 
@@ -718,9 +728,10 @@ class Detector:
         return replace(f, x=float(x), y=float(y), heading=(f.heading + turn) % 360.0), float(cc)
 
     def _suppress(self, cands: list[Candidate]) -> list[Candidate]:
-        """Drop weak candidates lying mostly on a stronger piece (a highlight, a printed detail; a
-        faint one, found as a piece the colour of a shadow, is weak and weighed last); two strong
-        overlapping pieces are a stack: the one whose outline fits best lies on top."""
+        """Drop a piece posed twice (see below), and weak candidates lying mostly on a stronger piece
+        (a highlight, a printed detail; a faint one, found as a piece the colour of a shadow, is weak
+        and weighed last) — any such candidate where pieces do not stack; two strong overlapping
+        pieces are a stack: the one whose outline fits best lies on top."""
         if len(cands) < 2:
             return cands
         polys = [shapely.Polygon(c.fit.footprint()) for c in cands]
@@ -740,7 +751,7 @@ class Detector:
             if same and min(_reach_out(polys[i], polys[k]) for k in same) < self.cfg.min_seen_mm:
                 continue
             weak = _weak(cands[i])
-            clash = [k for k in near if polys[i].intersection(polys[k]).area > 0.3 * min(polys[i].area, polys[k].area)]
+            clash = [k for k in near if _overlap(polys[i], polys[k]) > 0.3]
             if clash and (weak or not self.profile.data.pieces_stack):
                 continue
             kept.append(i)
@@ -753,7 +764,7 @@ class Detector:
         polys = [shapely.Polygon(c.fit.footprint()) for c in cands]
         for i in range(len(cands)):
             for k in range(i + 1, len(cands)):
-                if polys[i].intersection(polys[k]).area > 0.15 * min(polys[i].area, polys[k].area):
+                if _overlap(polys[i], polys[k]) > 0.15:
                     top, low = (i, k) if cands[i].fit.rms_px <= cands[k].fit.rms_px else (k, i)
                     f = cands[top].fit
                     base = cands[low].fit.base_mm + cands[low].fit.shape.height_mm
