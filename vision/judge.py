@@ -8,6 +8,8 @@ margin is below the configured review margin is flagged for a person to confirm.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import shapely
 from shapely.geometry import Polygon
@@ -18,9 +20,9 @@ from tableref.config import VisionConfig
 from .detections import Detections
 from .judgement import Judgement
 
-
 _TOUCH_MEMO: dict[tuple[bytes, bytes], float] = {}
 _TOUCH_MEMO_SIZE = 512
+_TOUCH_MEMO_LOCK = threading.Lock()  # the web UI may judge frames on several threads
 
 
 def _touch_depth_memo(fp_mm: np.ndarray, fp: Polygon, zone: Polygon) -> float:
@@ -30,9 +32,11 @@ def _touch_depth_memo(fp_mm: np.ndarray, fp: Polygon, zone: Polygon) -> float:
     key = (np.ascontiguousarray(fp_mm, np.float64).tobytes(), shapely.to_wkb(zone))
     got = _TOUCH_MEMO.get(key)
     if got is None:
-        got = _TOUCH_MEMO[key] = _touch_depth(fp, zone)
-        if len(_TOUCH_MEMO) > _TOUCH_MEMO_SIZE:
-            del _TOUCH_MEMO[next(iter(_TOUCH_MEMO))]  # the oldest
+        got = _touch_depth(fp, zone)
+        with _TOUCH_MEMO_LOCK:
+            _TOUCH_MEMO[key] = got
+            if len(_TOUCH_MEMO) > _TOUCH_MEMO_SIZE:
+                del _TOUCH_MEMO[next(iter(_TOUCH_MEMO))]  # the oldest
     return got
 
 
