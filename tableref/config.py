@@ -85,6 +85,8 @@ class VisionConfig:
                                            # the pit's centre is not in it: it lies on a disc hidden there
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
+    multi_piece_cost: float = 0.15         # a reading of k pieces costs 1 + this x (k - 1) times its
+                                           # pieces' mean fit cost (more pieces fit any outline better)
     color_confidence_min: float = 0.5
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended
     motion_threshold: float = 12.0         # grey-level change that counts as motion (on a 640x480 copy)

@@ -42,8 +42,8 @@ from tableref.config import VisionConfig
 
 from .colors import ColorNamer
 from .detections import Detections
-from .fit import Fit, fast_pose, fit_many, fit_one, main_axis, outline_points
-from .foreground import Background, components, fill_holes
+from .fit import Fit, fast_pose, fit_many, fit_one, main_axis, outline_points, split_points
+from .foreground import Background, channel_max, components, fill_holes
 from .judge import judge
 from .judgement import Judgement
 from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
@@ -82,6 +82,11 @@ class FrameResult:
     _refits: dict = field(default_factory=dict, repr=False)
     _small: np.ndarray | None = field(default=None, repr=False)  # the frame at the change map's scale
     _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
+
+
+def _fits_well(c: Candidate) -> bool:
+    """A piece whose outline lies on the model's edge nearly all round."""
+    return c.fit.rms_px < 1.3 and c.fit.inlier_frac > 0.92
 
 
 def _weak(c: Candidate) -> bool:
@@ -254,7 +259,7 @@ class Detector:
             x0, y0 = int(box[0] * s), int(box[1] * s)
             x1, y1 = int(np.ceil(box[2] * s)), int(np.ceil(box[3] * s))
             d = cv2.absdiff(ch.small[y0:y1, x0:x1], previous._small[y0:y1, x0:x1])
-            moved = (cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2]) > ch.threshold).astype(np.uint8)
+            moved = (channel_max(d) > ch.threshold).astype(np.uint8)
             if not cv2.morphologyEx(moved, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)).any():
                 return r
         return None
@@ -362,8 +367,7 @@ class Detector:
         m = cv2.morphologyEx((score > ch.threshold).astype(np.uint8), cv2.MORPH_CLOSE,
                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         fewer = self._pieces_in_mask(frame, score, m, box, ch)
-        if fewer and len(fewer) < len(out) and all(
-                not _weak(c) and c.fit.rms_px < 1.3 and c.fit.inlier_frac > 0.92 for c in fewer):
+        if fewer and len(fewer) < len(out) and all(not _weak(c) and _fits_well(c) for c in fewer):
             return fewer
         return out
 
@@ -509,7 +513,7 @@ class Detector:
                 # a piece's colour from where it is alone: where two overlap, one hides the other
                 own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
-            geo = float(np.mean([c.fit.cost for c in cands])) * (1 + 0.15 * (kk - 1))
+            geo = self._reading_cost([c.fit for c in cands], kk)
             colour = float(np.mean([c.colour_dist for c in cands]))
             return geo + max(0.0, colour - 15.0) / 20.0, cands
 
@@ -539,10 +543,7 @@ class Detector:
             res = attempt(s, up, 1)
             if best is None or res[0] < best[0]:
                 best, oversized = res, s.round and ratio > self.cfg.multi_area_ratio
-        def fits_well(c: Candidate) -> bool:
-            return c.fit.rms_px < 1.3 and c.fit.inlier_frac > 0.92
-
-        good = best is not None and fits_well(best[1][0])
+        good = best is not None and _fits_well(best[1][0])
         if not good or oversized:
             # several touching pieces of one kind
             # (overlapping pieces show less than their sum: a disc on another one)
@@ -553,7 +554,7 @@ class Detector:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:
                     best = res
-                if res[1] and all(fits_well(c) for c in res[1]):
+                if res[1] and all(_fits_well(c) for c in res[1]):
                     break  # every piece of this reading fits its outline well: no other kind is tried
         return [] if best is None else best[1]
 
@@ -647,10 +648,16 @@ class Detector:
             else:
                 fits = fit_many([shape] * k, self.cam, pts, [0.0] * k, [None] * k,
                                 inits=self._area_starts(shape, area_mm, k))
-            cost = float(np.mean([f.cost for f in fits])) * (1 + 0.15 * (k - 1))
+            cost = self._reading_cost(fits, k)
             if best is None or cost < best[0]:
                 best = (cost, fits)
         return self._card_like(best[1])
+
+    def _reading_cost(self, fits: list[Fit], k: int) -> float:
+        """How badly a reading of ``k`` pieces (``fits``: those left of it) fits its outline: its
+        pieces' mean cost, and a share more per piece beyond one (more pieces fit any outline
+        better)."""
+        return float(np.mean([f.cost for f in fits])) * (1 + self.cfg.multi_piece_cost * (k - 1))
 
     def _card_like(self, fits: list[Fit]) -> list[Fit]:
         """The card poses whose outline lies on the card's edge, give or take a tenth of a card, for
@@ -661,13 +668,11 @@ class Detector:
     def _area_starts(shape: PieceShape, xy_mm: np.ndarray, k: int) -> list[tuple[float, float, float]]:
         """Starting poses of k pieces of one shape covering a region (its points in table mm):
         the k-means centres, each heading along its part's main axis."""
-        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
-        cv2.setRNGSeed(k)  # the same photo, the same reading
-        _, labels, centres = cv2.kmeans(xy_mm.astype(np.float32), k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
+        labels, centres = split_points(xy_mm, k)
         model_th, _ = main_axis(shape.footprint)
         starts = []
         for i in range(k):
-            part = xy_mm[labels.ravel() == i]
+            part = xy_mm[labels == i]
             th = (main_axis(part)[0] - model_th) % 360.0 if len(part) >= 3 else 0.0
             starts.append((float(centres[i][0]), float(centres[i][1]), float(th)))
         return starts
@@ -807,7 +812,7 @@ class Detector:
                 continue
             d = np.linalg.norm(self.pit_c - [f.x, f.y], axis=1)
             j = int(np.argmin(d))
-            r_disc = float(np.max(np.linalg.norm(f.shape.footprint, axis=1)))
+            r_disc = f.shape.radius_mm
             rp = float(self.pit_r[j])
             depth = float(self.pits[j].depth_mm)
             overlap = (r_disc + rp) - d[j]
@@ -846,7 +851,7 @@ class Detector:
         for j, i in occupied.items():
             f = states[i][3]
             posed_in[j] = f_in = self._refit(f, -float(self.pits[j].depth_mm), 0.0, (f.x, f.y, 0.0))
-            play = float(self.pit_r[j]) - float(np.max(np.linalg.norm(f.shape.footprint, axis=1)))
+            play = float(self.pit_r[j]) - f.shape.radius_mm
             off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
             if off > self.cfg.pit_play_tol_mm:
                 on_hidden[j] = off - self.cfg.pit_play_tol_mm

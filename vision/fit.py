@@ -98,6 +98,16 @@ def main_axis(xy: np.ndarray) -> tuple[float, np.ndarray]:
     return float(np.degrees(np.arctan2(v[1, 1], v[0, 1]))), w
 
 
+def split_points(xy: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """k-means of points (k-means++ starts, best of 4): each point's part (N,) and the parts'
+    centres (k, 2).  Seeded: OpenCV draws the starts from its global random state, and the same
+    photo must give the same reading."""
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+    cv2.setRNGSeed(k)
+    _, labels, centres = cv2.kmeans(xy.astype(np.float32), k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
+    return labels.ravel(), centres
+
+
 def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float) -> tuple[float, float, list[float]]:
     """Centre and candidate headings from the outline back-projected at mid-height."""
     mid = base_mm + shape.height_mm / 2
@@ -249,11 +259,8 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
     k = len(shapes)
     if inits is None:
         # split the outline points around k centres (k-means on back-projected points)
-        xy = cam.backproject(pts_px, bases[0] + shapes[0].height_mm / 2).astype(np.float32)
-        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
-        cv2.setRNGSeed(k)  # the same photo, the same reading
-        _, labels, centres = cv2.kmeans(xy, k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
-        labels = labels.ravel()
+        xy = cam.backproject(pts_px, bases[0] + shapes[0].height_mm / 2)
+        labels, centres = split_points(xy, k)
         fits = []
         for i in range(k):
             sel = pts_px[labels == i]

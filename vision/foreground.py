@@ -55,12 +55,18 @@ def channel_max(img: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
+def _disc(r: float) -> np.ndarray:
+    """The pixels closer than ``r`` to the middle one, as a uint8 0/1 kernel (shared: not to be
+    written to)."""
+    k = int(np.ceil(r))
+    i, j = np.mgrid[-k:k + 1, -k:k + 1]
+    return (i * i + j * j < r * r).astype(np.uint8)
+
+
 def _disc_pixels(r: float) -> int:
     """Pixels closer than ``r`` to a pixel (itself included): a region with fewer has no pixel
     ``r`` from its outside (no core for the wide-darkening test; the distance transforms skipped)."""
-    k = int(np.ceil(r))
-    i, j = np.mgrid[-k:k + 1, -k:k + 1]
-    return int(np.count_nonzero(i * i + j * j < r * r))
+    return int(np.count_nonzero(_disc(r)))
 
 
 def _opening(mask: np.ndarray, r: float) -> np.ndarray | None:
@@ -70,9 +76,7 @@ def _opening(mask: np.ndarray, r: float) -> np.ndarray | None:
     A small disc by erosion and dilation with it; a big one by two distance transforms, whose cost
     does not grow with the disc.  Both give the same pixels."""
     if r <= 8:
-        k = int(np.ceil(r))
-        i, j = np.mgrid[-k:k + 1, -k:k + 1]
-        disc = (i * i + j * j < r * r).astype(np.uint8)
+        disc = _disc(r)
         core = cv2.erode(mask, disc, borderType=cv2.BORDER_CONSTANT, borderValue=1)
         if not core.any():
             return None
@@ -92,6 +96,8 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
 
 class Background:
     """The empty-table reference and the change detector."""
+
+    BLUR_PX = 0.8  # every picture compared is blurred this much first (noise, JPEG blocks)
 
     def __init__(self, reference_bgr: np.ndarray, scale: float = 0.5, board_mask: np.ndarray | None = None,
                  shadow_px: float = 0.0, smooth_px: float = 0.0, textured_frac: float = 0.0):
@@ -115,7 +121,7 @@ class Background:
 
     def _prep(self, img: np.ndarray) -> np.ndarray:
         small = cv2.resize(img, self.size_small, interpolation=cv2.INTER_AREA) if self.scale != 1 else img
-        return cv2.GaussianBlur(small.astype(np.float32), (0, 0), 0.8)
+        return cv2.GaussianBlur(small.astype(np.float32), (0, 0), self.BLUR_PX)
 
     @staticmethod
     def fit_gains(frame: np.ndarray, ref: np.ndarray, sel: np.ndarray | None = None) -> np.ndarray:
@@ -269,20 +275,23 @@ class Background:
         """Inside a box, at full resolution: the largest channel difference (shadows and all), the
         change score with every shadow scored down, and the texture residual (see
         :meth:`texture_residual`)."""
-        x0, y0, x1, y1 = bbox
-        f = cv2.GaussianBlur(frame_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
-        r = cv2.GaussianBlur(self.full[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
-        d = cv2.absdiff(f, r * gains.reshape(1, 1, 3))
-        d = cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2])
+        f, r = self._crops(frame_bgr, bbox)
+        d = channel_max(cv2.absdiff(f, r * gains.reshape(1, 1, 3)))
         return d, self.scores(f, r, gains)[1], self.texture_residual(f, r, gains, max(0.5, self.smooth_px))
 
     def crop_score(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int],
                    gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The change scores at full resolution inside a box (see :meth:`scores`)."""
-        x0, y0, x1, y1 = bbox
-        f = cv2.GaussianBlur(frame_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
-        r = cv2.GaussianBlur(self.full[y0:y1, x0:x1].astype(np.float32), (0, 0), 0.8)
+        f, r = self._crops(frame_bgr, bbox)
         return self.scores(f, r, gains, self._wide_px(1.0))
+
+    def _crops(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """The frame and the reference inside a box at full resolution, float32, blurred as the
+        working-scale copies are (``BLUR_PX``)."""
+        x0, y0, x1, y1 = bbox
+        f = cv2.GaussianBlur(frame_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), self.BLUR_PX)
+        r = cv2.GaussianBlur(self.full[y0:y1, x0:x1].astype(np.float32), (0, 0), self.BLUR_PX)
+        return f, r
 
     def _wide_px(self, scale: float) -> int:
         """The least width (px at a scale) of a darkening that is not a shadow; 0: none."""

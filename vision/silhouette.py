@@ -37,6 +37,11 @@ class PieceShape:
         return polygon_area(self.footprint)
 
     @cached_property
+    def radius_mm(self) -> float:
+        """How far the footprint reaches from the piece's centre (a disc's radius)."""
+        return float(np.max(np.linalg.norm(self.footprint, axis=1)))
+
+    @cached_property
     def stacked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every slice's bottom and top outline in one array (local mm), whether each point is on a
         bottom, the slice's h0 and h1 per point, and the slice of each point."""
