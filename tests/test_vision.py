@@ -227,7 +227,7 @@ def test_a_darkening_wider_than_a_shadow_can_be_is_a_change():
 
 
 def test_the_change_maps_fast_helpers_give_their_plain_definitions():
-    from vision.foreground import _opening, channel_max, components
+    from vision.foreground import Background, _opening, channel_max, components, fill_holes, median
 
     rng = np.random.default_rng(3)
     for sigma, level in ((1.5, 0.5), (3.0, 0.45), (5.0, 0.55)):
@@ -254,6 +254,26 @@ def test_the_change_maps_fast_helpers_give_their_plain_definitions():
                 assert got_open is None
             else:
                 assert np.array_equal(got_open, want_open), (sigma, r)
+    # the median: np.median's value, odd and even counts, whole and per column
+    for n in (1, 2, 7, 10, 57600):
+        x = rng.normal(size=(n, 3)).astype(np.float32)
+        assert median(x) == np.median(x) and median(x[:, 0]) == np.median(x[:, 0])
+        assert np.array_equal(median(x, axis=0), np.median(x, axis=0))
+    # a working-scale copy blurred from 8 bits directly: the blur of its float copy (to float rounding;
+    # at 1920x1080 -> 960x540, to the bit)
+    for w, h in ((200, 120), (1920, 1080)):
+        bg = Background(rng.integers(0, 256, (h, w, 3), dtype=np.uint8), scale=0.5)
+        frame = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        small = cv2.resize(frame, bg.size_small, interpolation=cv2.INTER_AREA).astype(np.float32)
+        want = cv2.GaussianBlur(small, (0, 0), Background.BLUR_PX)
+        assert np.abs(bg._prep(frame) - want).max() <= (1e-3 if w < 1920 else 0.0)
+    # holes filled: a ring's inside is set, a gap to the border is not a hole
+    ring = np.zeros((20, 20), np.uint8)
+    cv2.circle(ring, (10, 10), 6, 1, 2)
+    filled = fill_holes(ring)
+    assert filled.dtype == np.uint8 and filled[10, 10] == 1 and filled[0, 0] == 0 and filled.sum() > ring.sum()
+    cv2.line(ring, (10, 10), (10, 0), 0, 3)
+    assert fill_holes(ring)[10, 10] == 0
 
 
 def test_a_zones_touch_depth_is_remembered_per_footprint():

@@ -63,6 +63,13 @@ def _disc(r: float) -> np.ndarray:
     return (i * i + j * j < r * r).astype(np.uint8)
 
 
+@lru_cache(maxsize=8)
+def _gaussian_kernel(sigma: float) -> np.ndarray:
+    """The 1-D kernel cv2.GaussianBlur uses on float images for ``sigma`` (its size: 8 sigma + 1,
+    odd)."""
+    return cv2.getGaussianKernel(int(round(sigma * 8 + 1)) | 1, sigma, cv2.CV_32F)
+
+
 def _disc_pixels(r: float) -> int:
     """Pixels closer than ``r`` to a pixel (itself included): a region with fewer has no pixel
     ``r`` from its outside (no core for the wide-darkening test; the distance transforms skipped)."""
@@ -87,11 +94,29 @@ def _opening(mask: np.ndarray, r: float) -> np.ndarray | None:
     return cv2.distanceTransform((~core).view(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE) < r
 
 
+def median(x: np.ndarray, axis: int | None = None) -> np.ndarray | np.floating:
+    """``np.median`` of an array without NaNs, whole or along ``axis``, the same value.  numpy
+    partitions about the two middle elements of an even count far slower (~8x) than about one:
+    this partitions about the upper middle and takes the lower as the largest below it."""
+    x = np.asarray(x)
+    if axis is None:
+        x, axis = x.ravel(), 0
+    n = x.shape[axis]
+    k = n // 2
+    p = np.partition(x, k, axis=axis)
+    upper = np.take(p, k, axis=axis)
+    if n % 2:
+        return upper
+    lower = np.max(np.take(p, np.arange(k), axis=axis), axis=axis)
+    return (lower + upper) / 2
+
+
 def fill_holes(mask: np.ndarray) -> np.ndarray:
-    """A uint8 0/1 mask with every region that the border cannot reach set."""
-    outside = np.pad(mask, 1).copy()
+    """A uint8 0/1 mask with every region that the border cannot reach set (``mask``: uint8, set
+    where non-zero, but never 2)."""
+    outside = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     cv2.floodFill(outside, None, (0, 0), 2)
-    return (outside[1:-1, 1:-1] != 2).astype(np.uint8)
+    return (outside[1:-1, 1:-1] != 2).view(np.uint8)
 
 
 class Background:
@@ -120,8 +145,14 @@ class Background:
             self.board_small = None
 
     def _prep(self, img: np.ndarray) -> np.ndarray:
+        """The working-scale copy, blurred by ``BLUR_PX``, float32.  An 8-bit image is filtered into
+        float directly: the values of blurring its float copy (to float rounding, ~3e-5; at the
+        working size of a 1080p frame, to the bit), without the copy."""
         small = cv2.resize(img, self.size_small, interpolation=cv2.INTER_AREA) if self.scale != 1 else img
-        return cv2.GaussianBlur(small.astype(np.float32), (0, 0), self.BLUR_PX)
+        if small.dtype != np.uint8 or not small.flags.c_contiguous:
+            return cv2.GaussianBlur(small.astype(np.float32), (0, 0), self.BLUR_PX)
+        k = _gaussian_kernel(self.BLUR_PX)
+        return cv2.sepFilter2D(small, cv2.CV_32F, k, k)
 
     @staticmethod
     def fit_gains(frame: np.ndarray, ref: np.ndarray, sel: np.ndarray | None = None) -> np.ndarray:
@@ -135,10 +166,10 @@ class Background:
         if ok.sum() < 100:
             return np.ones(3, np.float32)
         ratio = f[ok] / r[ok]
-        g = np.median(ratio, axis=0)
+        g = median(ratio, axis=0)
         agree = np.all(np.abs(ratio / g - 1) < 0.08, axis=1)
         if agree.sum() > 100:
-            g = np.median(ratio[agree], axis=0)
+            g = median(ratio[agree], axis=0)
         return g.astype(np.float32)
 
     @staticmethod
@@ -185,10 +216,10 @@ class Background:
         d = cv2.absdiff(small, r_g)
         dmax = channel_max(d) if d.ndim == 3 else d
         sample = dmax[::3, ::3]  # the noise level from a ninth of the pixels is as good
-        mad = float(np.median(np.abs(sample - np.median(sample))))
+        mad = float(median(np.abs(sample - median(sample))))
         thr = max(min_threshold, k_sigma * 1.4826 * mad)
         s = np.zeros(dmax.shape, np.float32)
-        cand = (dmax > thr).astype(np.uint8)
+        cand = (dmax > thr).view(np.uint8)
         if cand.any():
             # the boxes of the candidate changes, found on a copy 4x smaller (a pixel there is set
             # if any of its 16 is), grown by 2 px
@@ -200,7 +231,7 @@ class Background:
                 x1, y1 = min(ww, 4 * (st0[i, 0] + st0[i, 2]) + 2), min(hh, 4 * (st0[i, 1] + st0[i, 3]) + 2)
                 s[y0:y1, x0:x1] = self.score(small[y0:y1, x0:x1], self.small[y0:y1, x0:x1], gains,
                                              self._wide_px(self.scale))
-        mask = (s > thr).astype(np.uint8)
+        mask = (s > thr).view(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (close_px, close_px))
@@ -225,7 +256,7 @@ class Background:
         of ``pieces`` (a shadow lies by the piece that casts it), but whose picture is not the board's
         scaled by a smooth ratio over ``textured_frac`` of their pixels: a piece the colour of a
         shadow (a grey rock on a grey board), whose own texture replaces the board's print."""
-        shade = ((dmax > thr) & (s <= thr)).astype(np.uint8)
+        shade = ((dmax > thr) & (s <= thr)).view(np.uint8)
         near = cv2.dilate(pieces, np.ones((5, 5), np.uint8)) > 0
         if np.count_nonzero(shade & ~near) * (1.0 / self.scale) ** 2 < min_area_px:
             return []  # all of it by the pieces: their shadows
