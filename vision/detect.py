@@ -43,7 +43,7 @@ from tableref.config import VisionConfig
 from .colors import ColorNamer
 from .detections import Detections
 from .fit import Fit, fast_pose, fit_many, fit_one, main_axis, outline_points, split_points
-from .foreground import Background, channel_max, components, fill_holes
+from .foreground import Background, channel_max, components, fill_holes, median
 from .judge import judge
 from .judgement import Judgement
 from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
@@ -565,8 +565,8 @@ class Detector:
         pix = np.clip(crop[m > 0].astype(np.float32) * self.gains.reshape(1, 3) / 255.0, 0, 1)
         lab = cv2.cvtColor(pix.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
         chroma = np.hypot(lab[:, 1], lab[:, 2])
-        sat = chroma >= np.median(chroma)
-        return np.array([np.median(lab[:, 0]), np.median(lab[sat, 1]), np.median(lab[sat, 2])], np.float32)
+        sat = chroma >= median(chroma)
+        return np.array([median(lab[:, 0]), median(lab[sat, 1]), median(lab[sat, 2])], np.float32)
 
     @staticmethod
     def _others(masks: list[np.ndarray], i: int, comp: np.ndarray) -> np.ndarray:
