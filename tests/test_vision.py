@@ -65,6 +65,28 @@ def test_judgement_round_trips_through_json():
     assert back[1].zones[0] == ("t/z",)
 
 
+def test_the_bench_matches_a_detection_to_the_disc_it_shows_not_the_one_hidden_under_it():
+    """A yellow disc lies on a black one in a pit, 1.5 mm off its centre; the one detection (yellow,
+    posed in the pit, 0.5 mm from the black disc's centre, 1 mm from the yellow's) is the yellow disc's: the black one, hidden,
+    is the one missed, and the verdicts scored are the yellow disc's (its state wrong)."""
+    from simulator.scene import PieceTruth
+
+    cam = CameraModel(Intrinsics.from_fov((1920, 1080), 70), Pose.look_at([0, 0, -800], [0, 0, 0]))
+    ring = 12.5 * np.column_stack([np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False)),
+                                   np.sin(np.linspace(0, 2 * np.pi, 24, endpoint=False))])
+    low = PieceTruth(id=0, kind="disc", color="black", center_mm=(0.0, 0.0), base_mm=-4.0, height_mm=6.0,
+                     footprint_mm=[tuple(p) for p in ring], rests_on="pit", state="in_pit", pit="t/p1")
+    top = PieceTruth(id=1, kind="disc", color="yellow", center_mm=(1.5, 0.0), base_mm=2.0, height_mm=6.0,
+                     footprint_mm=[tuple(p) for p in ring + [1.5, 0.0]], rests_on="piece", state="stacked", pit="t/p1")
+    d = Detections(kind=["disc"], color=["yellow"], center_px=np.zeros((1, 2)), center_mm=[[0.5, 0.0]],
+                   footprint_mm=[ring + [0.5, 0.0]], height_mm=[6.0])
+    j = Judgement(d, [False], [()], ["t/p1"], ["in_pit"], [None], [5.0], [0.9], [False], [""])
+    s = score_scene(j, [low, top], cam, cam, "pitrush")
+    assert s.missed == 1 and s.missed_ids == [0] and s.missed_hidden == 1 and s.false == 0
+    assert s.verdicts["color"] == [("yellow", "yellow", 999.0)]
+    assert s.verdicts["state"] == [("stacked", "in_pit", 999.0)]
+
+
 # ------------------------------------------------------------------------------ judgement
 
 def _pf_calibration() -> Calibration:

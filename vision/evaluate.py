@@ -84,14 +84,18 @@ def score_scene(j: Judgement, truth_pieces, true_cam: CameraModel, est_cam: Came
                        for i in range(n_t)])
     det_c = j.detections.center_mm
     cost = np.linalg.norm(in_est[:, None, :] - det_c[None, :, :], axis=2)
-    rows, cols = linear_sum_assignment(np.where(cost < gate_mm, cost, 1e6))
+    # a detection is matched to the piece it shows: of a disc and the one it hides beneath it (their
+    # centres a few mm apart), the one in view, so that the hidden one is the one missed and the
+    # verdicts are those of the piece seen (a covered piece's distance counts gate_mm more per
+    # footprint covered; the gate itself is on the distance)
+    cov = covered_fraction(truth_pieces)
+    rows, cols = linear_sum_assignment(np.where(cost < gate_mm, cost + gate_mm * cov[:, None], 1e6))
     matched = [(r, c) for r, c in zip(rows, cols) if cost[r, c] < gate_mm]
     s.missed = n_t - len(matched)
     s.false = n_d - len(matched)
     found = {r for r, _ in matched}
     s.missed_ids = [i for i in range(n_t) if i not in found]
     if s.missed_ids:
-        cov = covered_fraction(truth_pieces)
         s.missed_hidden = int(sum(cov[i] > 0.9 for i in s.missed_ids))
         out = outside_fraction([truth_pieces[i] for i in s.missed_ids], true_cam)
         s.missed_unseen = int(sum(out > 0.5))
