@@ -79,6 +79,8 @@ class VisionConfig:
     shadow_smooth_mm: float = 2.0          # a shadow darkens the board by much the same ratio over this
     shadow_textured_frac: float = 0.05     # ... a shadow-like region apart from any piece, this much of
                                            # it not so explained, is a piece the colour of a shadow
+    shadow_texture_contrast: float = 3.0   # ... or, at full resolution, that much and this many times the
+                                           # share of the board around it (its noise and JPEG)
     join_gap_mm: float = 6.0               # a piece across a line of its own colour this wide (a silver beam
                                            # over the gap between two tiles) shows as two regions of change
     pit_play_tol_mm: float = 1.0           # a disc posed in a pit further than this beyond its play from

@@ -143,7 +143,8 @@ class Detector:
         shadow_mm = self.cfg.shadow_reach * tallest + self.cfg.shadow_soft_mm if self.cards else 0.0
         self.bg = Background(reference_bgr, scale=self._change_scale(), board_mask=board,
                              shadow_px=shadow_mm / self.mm_per_px, smooth_px=self.cfg.shadow_smooth_mm / self.mm_per_px,
-                             textured_frac=self.cfg.shadow_textured_frac)
+                             textured_frac=self.cfg.shadow_textured_frac,
+                             texture_contrast=self.cfg.shadow_texture_contrast)
         self.pits = calibration.data.pits
         self.pit_c = calibration.pit_centers
         self.pit_r = calibration.pit_radii

@@ -125,16 +125,19 @@ class Background:
     BLUR_PX = 0.8  # every picture compared is blurred this much first (noise, JPEG blocks)
 
     def __init__(self, reference_bgr: np.ndarray, scale: float = 0.5, board_mask: np.ndarray | None = None,
-                 shadow_px: float = 0.0, smooth_px: float = 0.0, textured_frac: float = 0.0):
+                 shadow_px: float = 0.0, smooth_px: float = 0.0, textured_frac: float = 0.0,
+                 texture_contrast: float = 3.0):
         """``shadow_px``: the widest a piece's shadow can be (image px; 0: any width).  ``smooth_px``:
         a shadow darkens the board by much the same ratio over this distance (image px), and a
         shadow-like region of its own (apart from the other changes) of which ``textured_frac`` is
-        not explained so is a piece (0: not looked for)."""
+        not explained so is a piece (0: not looked for) — at working scale, or at full resolution
+        where also ``texture_contrast`` times as much of it as of the board around it is."""
         self.full = reference_bgr
         self.scale = scale
         self.shadow_px = shadow_px
         self.smooth_px = smooth_px
         self.textured_frac = textured_frac
+        self.texture_contrast = texture_contrast
         h, w = reference_bgr.shape[:2]
         self.size_small = (max(1, round(w * scale)), max(1, round(h * scale)))
         self.small = self._prep(reference_bgr)
@@ -249,14 +252,16 @@ class Background:
                 continue
             blobs.append(self._blob(stats[i], mask.shape))
         if pieces is not None:
-            blobs += self._shadow_like(small, gains, dmax, s, pieces, thr, min_area_px)
+            blobs += self._shadow_like(small, gains, dmax, s, pieces, thr, min_area_px, frame_bgr)
         return ChangeMap(s, mask, gains, thr, self.scale, blobs, small)
 
-    def _shadow_like(self, small, gains, dmax, s, pieces, thr: float, min_area_px: float) -> list[Blob]:
+    def _shadow_like(self, small, gains, dmax, s, pieces, thr: float, min_area_px: float,
+                     frame_bgr: np.ndarray | None = None) -> list[Blob]:
         """Regions that changed like a shadow (every channel by a similar ratio) and touch no region
         of ``pieces`` (a shadow lies by the piece that casts it), but whose picture is not the board's
         scaled by a smooth ratio over ``textured_frac`` of their pixels: a piece the colour of a
-        shadow (a grey rock on a grey board), whose own texture replaces the board's print."""
+        shadow (a grey rock on a grey board), whose own texture replaces the board's print.  A fine
+        texture that the working scale blurs away is looked for at full resolution (``frame_bgr``)."""
         shade = ((dmax > thr) & (s <= thr)).view(np.uint8)
         near = cv2.dilate(pieces, np.ones((5, 5), np.uint8)) > 0
         if np.count_nonzero(shade & ~near) * (1.0 / self.scale) ** 2 < min_area_px:
@@ -278,10 +283,36 @@ class Background:
             # away from its edge, where a crisp shadow's ratio steps faster than the smoothing follows
             k = 2 * int(np.ceil(2 * sigma)) + 1
             inner = cv2.erode(comp.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
-            if np.mean(e[inner if inner.any() else comp] > thr) < self.textured_frac:
+            if np.mean(e[inner if inner.any() else comp] > thr) < self.textured_frac and (
+                    frame_bgr is None or not self._textured_full(frame_bgr, comp, (x, y), gains, thr)):
                 continue
             out.append(self._blob(stats[i], shade.shape, shadow_like=True))
         return out
+
+    def _textured_full(self, frame_bgr: np.ndarray, comp: np.ndarray, at: tuple[int, int], gains: np.ndarray,
+                       thr: float) -> bool:
+        """Whether a shadow-like region (``comp``, bool, at working scale, its corner at ``at``) has a
+        texture of its own at full resolution: the reference scaled by a smooth ratio leaves more than
+        ``thr`` on ``textured_frac`` of it (away from its edge), and on ``texture_contrast`` times the
+        share of a band of board around it (the noise and JPEG of this photo there)."""
+        inv = 1.0 / self.scale
+        k = 2 * int(np.ceil(2 * max(0.5, self.smooth_px))) + 1   # full-resolution px, as at working scale
+        h, w = frame_bgr.shape[:2]
+        x0, y0 = int(at[0] * inv), int(at[1] * inv)
+        x1, y1 = min(w, int(np.ceil((at[0] + comp.shape[1]) * inv))), min(h, int(np.ceil((at[1] + comp.shape[0]) * inv)))
+        bx0, by0, bx1, by1 = max(0, x0 - 2 * k), max(0, y0 - 2 * k), min(w, x1 + 2 * k), min(h, y1 + 2 * k)
+        region = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+        region[y0 - by0:y1 - by0, x0 - bx0:x1 - bx0] = cv2.resize(comp.view(np.uint8), (x1 - x0, y1 - y0),
+                                                                    interpolation=cv2.INTER_NEAREST)
+        tex = self.crop_texture(frame_bgr, (bx0, by0, bx1, by1), gains)[2]
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        inner = cv2.erode(region, disc) > 0
+        near = cv2.dilate(region, disc)
+        band = (cv2.dilate(near, disc) > 0) & (near == 0)
+        if not inner.any() or not band.any():
+            return False
+        own = float(np.mean(tex[inner] > thr))
+        return own >= self.textured_frac and own >= self.texture_contrast * float(np.mean(tex[band] > thr))
 
     def _blob(self, stat: np.ndarray, shape: tuple[int, int], shadow_like: bool = False) -> Blob:
         """A region of change from its connected-component stats at working scale."""
