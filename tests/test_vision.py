@@ -481,6 +481,22 @@ def test_a_grey_rock_whose_texture_only_full_resolution_shows_is_found():
     assert set(rocks) & set(s.missed_ids)
 
 
+def test_a_dark_rock_in_its_own_dark_shadow_is_outlined_where_its_texture_stops():
+    """A dark grey meteor in its soft shadow (scene 7021 of the bench): the change, shadow and all,
+    does not fall at the rock's edge, so no outline was found there and the rock was missed; its
+    texture and colour balance stop at its edge."""
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin("galaktico")
+    _, empty = simulate("galaktico", 7021, (1920, 1080), empty=True)
+    scene, res = simulate("galaktico", 7021, (1920, 1080), empty=False, pieces_seed=1)
+    cal = Calibration(register(empty.image, prof).calibration)
+    s = score_scene(Detector(cal, prof, empty.image).detect(res.image).judgement, scene.pieces, scene.camera(),
+                    cal.camera, "galaktico")
+    rocks = [i for i, p in enumerate(scene.pieces) if p.kind == "meteor"]
+    assert rocks and not set(rocks) & set(s.missed_ids) and s.false == 0
+
+
 def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
     in the pit would lie further out, lies on a disc hidden in it; one within the play is in it.

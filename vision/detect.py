@@ -402,8 +402,13 @@ class Detector:
             return []
         # its outline where it shows within a few px, not along its shadow's edge
         keep = cv2.dilate(shows, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
-        out = sorted(self._pieces_in_mask(frame, d, touched[lab].astype(np.uint8), box, ch, keep),
-                     key=lambda c: c.fit.cost)[:1]
+        region = touched[lab].astype(np.uint8)
+        out = self._pieces_in_mask(frame, d, region, box, ch, keep)
+        if not out:
+            # a dark piece in its own dark shadow: the change (shadow and all) does not fall at its
+            # edge, where its colour balance or texture stops showing does
+            out = self._pieces_in_mask(frame, np.maximum(plain, tex), region, box, ch, keep)
+        out = sorted(out, key=lambda c: c.fit.cost)[:1]
         for c in out:
             c.faint = True
         return out
