@@ -252,17 +252,20 @@ class Background:
                 continue
             blobs.append(self._blob(stats[i], mask.shape))
         if pieces is not None:
-            blobs += self._shadow_like(small, gains, dmax, s, pieces, thr, min_area_px, frame_bgr)
+            blobs += self._shadow_like(small, gains, dmax, pieces, thr, min_area_px, frame_bgr)
         return ChangeMap(s, mask, gains, thr, self.scale, blobs, small)
 
-    def _shadow_like(self, small, gains, dmax, s, pieces, thr: float, min_area_px: float,
+    def _shadow_like(self, small, gains, dmax, pieces, thr: float, min_area_px: float,
                      frame_bgr: np.ndarray | None = None) -> list[Blob]:
-        """Regions that changed like a shadow (every channel by a similar ratio) and touch no region
-        of ``pieces`` (a shadow lies by the piece that casts it), but whose picture is not the board's
+        """Regions that changed (``dmax`` above ``thr``) outside ``pieces`` — like a shadow, every
+        channel by a similar ratio, or in specks too small to be a piece — and touch no region of
+        ``pieces`` (a shadow lies by the piece that casts it), but whose picture is not the board's
         scaled by a smooth ratio over ``textured_frac`` of their pixels: a piece the colour of a
         shadow (a grey rock on a grey board), whose own texture replaces the board's print.  A fine
         texture that the working scale blurs away is looked for at full resolution (``frame_bgr``)."""
-        shade = ((dmax > thr) & (s <= thr)).view(np.uint8)
+        # (with the regions of clear change too small to be a piece: a grey rock's lighter facets
+        # may differ in colour too, in specks)
+        shade = ((dmax > thr) & (pieces == 0)).view(np.uint8)
         near = cv2.dilate(pieces, np.ones((5, 5), np.uint8)) > 0
         if np.count_nonzero(shade & ~near) * (1.0 / self.scale) ** 2 < min_area_px:
             return []  # all of it by the pieces: their shadows
