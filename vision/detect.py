@@ -43,7 +43,7 @@ from tableref.config import VisionConfig
 from .colors import ColorNamer
 from .detections import Detections
 from .fit import Fit, fast_pose, fit_many, fit_one, main_axis, outline_points, split_points
-from .foreground import Background, channel_max, components, fill_holes, median
+from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
 from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
@@ -388,10 +388,9 @@ class Detector:
         not set.  One piece: a second one there would have shown where shadows are scored down."""
         d, plain, tex = self.bg.crop_texture(frame, box, ch.gains)
         thr = ch.threshold
-        k = 2 * int(np.ceil(2 * self.bg.smooth_px)) + 1
         shows = ((plain > thr) | (tex > thr)).astype(np.uint8)  # where it differs in colour balance or texture
         m = ((d > thr) & (shows > 0)).astype(np.uint8)
-        m = fill_holes(cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
+        m = fill_holes(cv2.morphologyEx(m, cv2.MORPH_CLOSE, smoothing_disc(self.bg.smooth_px)))
         if posed is not None:
             m &= posed == 0
         n, lab = components(m)[:2]

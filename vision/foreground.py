@@ -70,6 +70,15 @@ def _gaussian_kernel(sigma: float) -> np.ndarray:
     return cv2.getGaussianKernel(int(round(sigma * 8 + 1)) | 1, sigma, cv2.CV_32F)
 
 
+@lru_cache(maxsize=16)
+def smoothing_disc(sigma_px: float) -> np.ndarray:
+    """The elliptic kernel as wide as a Gaussian smoothing by ``sigma_px`` reaches (2 ceil(2 sigma)
+    + 1 px across): to keep away from, or close over, what the smoothing blurs (shared: not to be
+    written to)."""
+    k = 2 * int(np.ceil(2 * sigma_px)) + 1
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+
+
 def _disc_pixels(r: float) -> int:
     """Pixels closer than ``r`` to a pixel (itself included): a region with fewer has no pixel
     ``r`` from its outside (no core for the wide-darkening test; the distance transforms skipped)."""
@@ -218,7 +227,7 @@ class Background:
         # (the gains as a colour transform: a diagonal matrix, 3x faster than a per-channel multiply)
         r_g = cv2.transform(self.small, np.diag(gains).astype(np.float32))
         d = cv2.absdiff(small, r_g)
-        dmax = channel_max(d) if d.ndim == 3 else d
+        dmax = channel_max(d)
         sample = dmax[::3, ::3]  # the noise level from a ninth of the pixels is as good
         mad = float(median(np.abs(sample - median(sample))))
         thr = max(min_threshold, k_sigma * 1.4826 * mad)
@@ -284,8 +293,7 @@ class Background:
             sigma = max(0.5, self.smooth_px * self.scale)
             e = self.texture_residual(small[y:y + bh, x:x + bw], self.small[y:y + bh, x:x + bw], gains, sigma)
             # away from its edge, where a crisp shadow's ratio steps faster than the smoothing follows
-            k = 2 * int(np.ceil(2 * sigma)) + 1
-            inner = cv2.erode(comp.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
+            inner = cv2.erode(comp.astype(np.uint8), smoothing_disc(sigma)) > 0
             if np.mean(e[inner if inner.any() else comp] > thr) < self.textured_frac and (
                     frame_bgr is None or not self._textured_full(frame_bgr, comp, (x, y), gains, thr)):
                 continue
@@ -299,7 +307,9 @@ class Background:
         ``thr`` on ``textured_frac`` of it (away from its edge), and on ``texture_contrast`` times the
         share of a band of board around it (the noise and JPEG of this photo there)."""
         inv = 1.0 / self.scale
-        k = 2 * int(np.ceil(2 * max(0.5, self.smooth_px))) + 1   # full-resolution px, as at working scale
+        sigma = max(0.5, self.smooth_px)  # full-resolution px, as at working scale
+        disc = smoothing_disc(sigma)
+        k = disc.shape[0]
         h, w = frame_bgr.shape[:2]
         x0, y0 = int(at[0] * inv), int(at[1] * inv)
         x1, y1 = min(w, int(np.ceil((at[0] + comp.shape[1]) * inv))), min(h, int(np.ceil((at[1] + comp.shape[0]) * inv)))
@@ -307,8 +317,8 @@ class Background:
         region = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
         region[y0 - by0:y1 - by0, x0 - bx0:x1 - bx0] = cv2.resize(comp.view(np.uint8), (x1 - x0, y1 - y0),
                                                                     interpolation=cv2.INTER_NEAREST)
-        tex = self.crop_texture(frame_bgr, (bx0, by0, bx1, by1), gains)[2]
-        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        f, r = self._crops(frame_bgr, (bx0, by0, bx1, by1))
+        tex = self.texture_residual(f, r, gains, sigma)
         inner = cv2.erode(region, disc) > 0
         near = cv2.dilate(region, disc)
         band = (cv2.dilate(near, disc) > 0) & (near == 0)
