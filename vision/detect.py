@@ -497,8 +497,12 @@ class Detector:
         plausible = [o for o in options if o[3] < near]
 
         def attempt(s, up, kk):
-            fits = [fit_one(s, self.cam, pts, 0.0)] if kk == 1 else fit_many([s] * kk, self.cam, pts, [0.0] * kk,
-                                                                            [None] * kk)
+            # (one start where the quick pose found the outline's shape: its heading is the right
+            # one of a piece's two ends, and the fit starts near its end)
+            if kk == 1:
+                fits = [fit_one(s, self.cam, pts, 0.0, init=starts.get((s.kind, up)))]
+            else:
+                fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk)
             masks = [silhouette_mask(f.hulls(self.cam), box) for f in fits]
             # a piece of the reading of which no more than a sliver shows (the others cover it but
             # for a crescent of rim, blur and shade) is not seen: it may have soaked up a highlight
@@ -529,6 +533,7 @@ class Detector:
         # kind (among those whose size matches) whose silhouette and colour agree best; the full fit
         # is left for pieces near a decision boundary (see detect())
         quick = None
+        starts = {}  # a quick pose that fits the outline's shape but not its size: the full fit's start
         for s, up, ratio, cdist in singles[:3]:
             if s.round and ratio > self.cfg.multi_area_ratio:  # bigger than one disc: maybe a disc on another
                 continue
@@ -536,11 +541,14 @@ class Detector:
             cost = f.cost + max(0.0, cdist - 15.0) / 20.0
             # (its inflation is free: a model of the wrong size fits a shrunk or grown outline
             # well, so the outline must lie within blur of the model's edge, as fit_one's prior has it)
-            if (f.rms_px < 1.2 and f.inlier_frac > 0.92 and abs(f.inflation_px) < 2 * self.cfg.fit_blur_px
-                    and (quick is None or cost < quick[0])):
-                f.upright = up
-                f.refined = False
-                quick = (cost, f)
+            if f.rms_px < 1.2 and f.inlier_frac > 0.92:
+                if abs(f.inflation_px) < 2 * self.cfg.fit_blur_px:
+                    if quick is None or cost < quick[0]:
+                        f.upright = up
+                        f.refined = False
+                        quick = (cost, f)
+                else:
+                    starts[s.kind, up] = (f.x, f.y, f.heading)
         if quick is not None:
             return [self._named(frame, quick[1], comp, box)]
         oversized = False
