@@ -500,6 +500,37 @@ def test_a_grey_rock_in_a_shadow_or_in_specks_of_colour_is_found(seed):
     assert rocks and not set(rocks) & set(s.missed_ids) and s.false == 0
 
 
+@pytest.mark.parametrize("seed", [7013, 7035])
+def test_a_grey_rock_in_its_soft_shadow_is_placed_by_its_texture(seed, monkeypatch):
+    """A grey meteor of the bench whose soft shadow changes the picture as much as it does: posed on
+    its outline (shadow and all) it lay 5 (7013) or 8 mm (7035) off, into its shadow.  Placed where
+    its silhouette covers the most texture of its own, it lies within 1.5 mm."""
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin("galaktico")
+    _, empty = simulate("galaktico", seed, (1920, 1080), empty=True)
+    scene, res = simulate("galaktico", seed, (1920, 1080), empty=False, pieces_seed=1)
+    cal = Calibration(register(empty.image, prof).calibration)
+    det = Detector(cal, prof, empty.image)
+
+    def rock_errors() -> np.ndarray:
+        d = det.detect(res.image).judgement.detections
+        errs = []
+        for p in scene.pieces:
+            if p.kind == "meteor":
+                t = cal.camera.backproject(scene.camera().project_plane(np.array([p.center_mm]), p.base_mm),
+                                           p.base_mm)[0]
+                errs.append(float(np.min(np.linalg.norm(d.center_mm - t, axis=1))))
+        return np.array(errs)
+
+    placed = rock_errors()
+    monkeypatch.setattr(Detector, "_placed_by_texture", lambda self, f, *a, **k: f)
+    outlined = rock_errors()
+    k = int(np.argmax(outlined - placed))
+    assert outlined[k] > 4.0 and placed[k] < 1.5
+    assert np.all(placed <= outlined + 0.5)  # the others as they were
+
+
 def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
     in the pit would lie further out, lies on a disc hidden in it; one within the play is in it.

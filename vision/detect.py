@@ -403,14 +403,70 @@ class Detector:
         keep = cv2.dilate(shows, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
         region = touched[lab].astype(np.uint8)
         out = self._pieces_in_mask(frame, d, region, box, ch, keep)
-        if not out:
+        if not any(_fits_well(c) for c in out):
             # a dark piece in its own dark shadow: the change (shadow and all) does not fall at its
-            # edge, where its colour balance or texture stops showing does
-            out = self._pieces_in_mask(frame, np.maximum(plain, tex), region, box, ch, keep)
+            # edge (none posed there, or none well: pulled into the shadow), where its colour
+            # balance or texture stops showing does
+            out += self._pieces_in_mask(frame, np.maximum(plain, tex), region, box, ch, keep)
         out = sorted(out, key=lambda c: c.fit.cost)[:1]
         for c in out:
+            c.fit = self._placed_by_texture(c.fit, tex, box, posed)
             c.faint = True
         return out
+
+    def _placed_by_texture(self, f: Fit, tex: np.ndarray, box, posed: np.ndarray | None = None) -> Fit:
+        """A piece known by its own texture (``tex``: the texture residual in a box, image px) rather
+        than by an outline — a grey rock whose outline runs into its soft shadow — placed where its
+        silhouette covers the most texture: each pixel of the smoothed texture votes for the piece
+        or for the board by where it lies between their levels (the medians inside its posed
+        silhouette and in a band around it), and the silhouette is moved, by half its size at
+        most, to where the votes it covers sum highest (a matched filter; to a fraction of a px by a
+        parabola through the peak).  Where other pieces are posed (``posed``, box px) counts as
+        board.  The heading and height are kept.  A piece narrower than the texture's smoothing
+        reaches is left as posed: its colour there is not told from its texture."""
+        sil = silhouette_mask(f.hulls(self.cam), box)
+        if not cv2.erode(sil, smoothing_disc(max(0.5, self.bg.smooth_px))).any():
+            return f  # narrower than the smoothing reaches: its colour is not told from its texture
+        sig = max(1.0, self.bg.smooth_px / 2)
+        disc = smoothing_disc(sig)
+        inner = cv2.erode(sil, disc) > 0
+        near = cv2.dilate(sil, disc) > 0
+        band = (cv2.dilate(sil, smoothing_disc(2 * sig)) > 0) & ~near
+        if np.count_nonzero(inner) < 20 or not band.any():
+            return f
+        e = cv2.GaussianBlur(tex, (0, 0), sig)
+        a, b = float(median(e[inner])), float(median(e[band]))
+        if a <= b:
+            return f
+        if posed is not None:
+            e[posed > 0] = b
+        ys, xs = np.nonzero(sil)
+        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+        kern = sil[y0:y1, x0:x1].astype(np.float32)
+        # placements a piece's size either way, beyond the box: board there
+        py, px = y1 - y0, x1 - x0
+        # each pixel a vote, for the piece or for the board (a part far unlike the board, such as
+        # where it covers the board's coloured rim, must not outweigh the rest of it)
+        vote = np.clip((e - np.float32((a + b) / 2)) * np.float32(2 / (a - b)), -1, 1)
+        w = cv2.copyMakeBorder(vote, py, py, px, px, cv2.BORDER_CONSTANT, value=-1.0)
+        r = cv2.matchTemplate(w, kern, cv2.TM_CCORR)
+        # moved by half its size at most (as far as the shadow it was posed into reaches): further
+        # off lies other texture (print, a piece not posed)
+        r0y, r0x = y0 + py, x0 + px  # where it lies now
+        win = r[r0y - py // 2:r0y + py // 2 + 1, r0x - px // 2:r0x + px // 2 + 1]
+        iy, ix = np.unravel_index(int(np.argmax(win)), win.shape)
+        iy, ix = iy + r0y - py // 2, ix + r0x - px // 2
+
+        def vertex(lo, mid, hi):  # the parabola's peak through three samples, relative to the middle
+            den = lo - 2 * mid + hi
+            return 0.0 if den >= 0 else float(np.clip(0.5 * (lo - hi) / den, -0.5, 0.5))
+        sx = vertex(r[iy, ix - 1], r[iy, ix], r[iy, ix + 1]) if 0 < ix < r.shape[1] - 1 else 0.0
+        sy = vertex(r[iy - 1, ix], r[iy, ix], r[iy + 1, ix]) if 0 < iy < r.shape[0] - 1 else 0.0
+        shift = np.array([ix + sx - px - x0, iy + sy - py - y0])
+        h_mid = f.base_mm + f.shape.height_mm / 2
+        c_px = self.cam.project_plane(np.array([[f.x, f.y]]), h_mid)
+        xy = self.cam.backproject(c_px + shift, h_mid)[0]
+        return replace(f, x=float(xy[0]), y=float(xy[1]), refined=True)
 
     @cached_property
     def _largest_px(self) -> float:
