@@ -752,9 +752,7 @@ class Detector:
         if self.card_back is None:
             return -1.0, False
         w, h = self._card_mm
-        gx, gy = np.meshgrid(np.arange(w) - (w - 1) / 2, np.arange(h) - (h - 1) / 2)
-        loc = np.column_stack([gx.ravel(), gy.ravel()])
-        top = self._card_top(frame, f, loc, (h, w))
+        top = self._card_top(frame, f, np.arange(w) - (w - 1) / 2, np.arange(h) - (h - 1) / 2)
         # both blurred a little: a fit a degree or a millimetre off must not hide the back's fine print
         top = cv2.GaussianBlur(top, (0, 0), self.cfg.card_face_blur_mm)
         scores = []
@@ -764,12 +762,33 @@ class Detector:
             scores.append(float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6)))
         return max(scores), scores[1] > scores[0]
 
-    def _card_top(self, frame: np.ndarray, f: Fit, loc_mm: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-        """The photo (grey, float32) sampled at points of a posed card's top (card mm, laid out in
-        rows of ``shape``); only those pixels are made grey, not the whole frame."""
-        px = self.cam.project_plane(pose_points(loc_mm, f.x, f.y, f.heading), f.base_mm + f.shape.height_mm)
-        top = cv2.remap(frame, px[:, 0].astype(np.float32).reshape(shape), px[:, 1].astype(np.float32).reshape(shape),
-                        cv2.INTER_LINEAR)
+    def _card_top(self, frame: np.ndarray, f: Fit, xs_mm: np.ndarray, ys_mm: np.ndarray) -> np.ndarray:
+        """The photo (grey, float32) sampled on a grid over a posed card's top (card mm: rows at
+        ``ys_mm``, columns at ``xs_mm``, both increasing); only those pixels are made grey, not the
+        whole frame.  Every eighth grid point is projected through the camera and the others
+        interpolated between them: the lens and the perspective bend the grid by less than a
+        hundredth of a px over eight of its steps, and projecting them all cost a millisecond a card."""
+        def nodes(n):  # every eighth index, and the last
+            return np.unique(np.r_[np.arange(0, n, 8), n - 1])
+
+        def weights(v, at):  # linear interpolation from the values at indices ``at`` to all n of v
+            wts = np.zeros((len(v), len(at)))
+            j = np.clip(np.searchsorted(at, np.arange(len(v)), side="right") - 1, 0, max(len(at) - 2, 0))
+            if len(at) == 1:
+                wts[:, 0] = 1.0
+                return wts
+            t = (np.arange(len(v)) - at[j]) / (at[j + 1] - at[j])
+            wts[np.arange(len(v)), j] = 1 - t
+            wts[np.arange(len(v)), j + 1] = t
+            return wts
+        ix, iy = nodes(len(xs_mm)), nodes(len(ys_mm))
+        gx, gy = np.meshgrid(np.asarray(xs_mm, float)[ix], np.asarray(ys_mm, float)[iy])
+        px = self.cam.project_plane(pose_points(np.column_stack([gx.ravel(), gy.ravel()]), f.x, f.y, f.heading),
+                                    f.base_mm + f.shape.height_mm).reshape(len(iy), len(ix), 2)
+        wy, wx = weights(ys_mm, iy), weights(xs_mm, ix)
+        mx = (wy @ px[..., 0] @ wx.T).astype(np.float32)
+        my = (wy @ px[..., 1] @ wx.T).astype(np.float32)
+        top = cv2.remap(frame, mx, my, cv2.INTER_LINEAR)
         return (cv2.cvtColor(top, cv2.COLOR_BGR2GRAY) if top.ndim == 3 else top).astype(np.float32)
 
     def _align_back(self, frame: np.ndarray, f: Fit, flip: bool) -> tuple[Fit, float]:
@@ -782,8 +801,8 @@ class Detector:
         tpl = self._back_template[::-1, ::-1].copy() if flip else self._back_template
         th, tw = tpl.shape
         w, h = tw + int(round(2 * m * s)), th + int(round(2 * m * s))
-        gx, gy = np.meshgrid((np.arange(w) + 0.5) / s - tw / (2 * s) - m, (np.arange(h) + 0.5) / s - th / (2 * s) - m)
-        top = self._card_top(frame, f, np.column_stack([gx.ravel(), gy.ravel()]), (h, w))
+        top = self._card_top(frame, f, (np.arange(w) + 0.5) / s - tw / (2 * s) - m,
+                             (np.arange(h) + 0.5) / s - th / (2 * s) - m)
         warp = np.array([[1, 0, m * s], [0, 1, m * s]], np.float32)
         try:
             # coarse to fine: the print's big shapes first (a start a few mm and degrees off), then its detail
