@@ -601,6 +601,23 @@ def test_of_two_discs_over_a_pit_the_one_whose_colour_shows_where_they_overlap_i
     assert got == [("red", "in_pit"), ("yellow", "stacked")], got
 
 
+def test_two_ships_touching_whose_region_looks_two_and_a_half_ships_big_are_two():
+    """Bench scene 7000 of Pitch Fleet: a red ship touching a blue one make a region of 2.5 ships'
+    area (blur and their soft shadows); only three ships were tried there, and the blue one was read
+    as two lying on one another.  Where pieces stack, both counts about the area are tried, fewer
+    first."""
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin("pitchfleet")
+    _, empty = simulate("pitchfleet", 7000, (1920, 1080), empty=True)
+    scene, res = simulate("pitchfleet", 7000, (1920, 1080), empty=False, pieces_seed=1)
+    cal = Calibration(register(empty.image, prof).calibration)
+    j = Detector(cal, prof, empty.image).detect(res.image).judgement
+    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    assert s.false == 0 and s.missed == 0
+    assert "on_piece" not in list(j.state)  # no ship of this scene lies on another
+
+
 def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     """A silver beam over the light gap between two tiles changes nothing there: its region of change
     comes in two parts, each of which a standing beam could be.  It is read as the one lying beam."""

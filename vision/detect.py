@@ -618,13 +618,22 @@ class Detector:
             # (overlapping pieces show less than their sum: a disc on another one)
             multis = sorted((o for o in plausible if o[2] >= self.cfg.multi_area_ratio),
                             key=lambda o: abs(np.log(o[2] / max(2, round(o[2])))) + o[3] / 40.0)
+            # (as many as the area holds; where pieces lie on one another, rounded either way, fewer
+            # first: overlaps, blur and soft shadows make the count of a region's area the least
+            # sure — two ships touching one of two and a half.  Where one piece stands per place, its
+            # kinds differ by size, and fewer of one kind read where a bigger one stands)
             for s, up, ratio, _ in multis[:2]:
-                k = int(np.clip(round(ratio), 2, 6))
-                res = attempt(s, up, k)
-                if best is None or res[0] < best[0]:
-                    best = res
-                if res[1] and all(_fits_well(c) for c in res[1]):
-                    break  # every piece of this reading fits its outline well: no other kind is tried
+                well = False
+                counts = {np.floor(ratio), np.ceil(ratio)} if self.profile.data.pieces_stack else {np.round(ratio)}
+                for k in sorted({int(np.clip(c, 2, 6)) for c in counts}):
+                    res = attempt(s, up, k)
+                    if best is None or res[0] < best[0]:
+                        best = res
+                    well = bool(res[1]) and all(_fits_well(c) for c in res[1])
+                    if well:
+                        break  # every piece of this reading fits its outline well: no more are tried
+                if well:
+                    break  # ... nor another kind
         return [] if best is None else best[1]
 
     def _lab_of(self, frame, m, box) -> np.ndarray:
