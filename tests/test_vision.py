@@ -446,17 +446,24 @@ def test_where_pieces_do_not_stack_two_overlapping_pieces_are_one():
     assert not _overlapping([a.fit.footprint(), far.fit.footprint()])
 
 
+def _bench_scene(game: str, seed: int):
+    """A scene of the accuracy bench (1920x1080), calibrated from its empty photo: the scene (truth),
+    the photo with the pieces, the calibration and a detector."""
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin(game)
+    _, empty = simulate(game, seed, (1920, 1080), empty=True)
+    scene, res = simulate(game, seed, (1920, 1080), empty=False, pieces_seed=1)
+    cal = Calibration(register(empty.image, prof).calibration)
+    return scene, res.image, cal, Detector(cal, prof, empty.image)
+
+
 def test_a_figure_paled_by_the_light_is_still_tried_as_a_figure():
     """Under a warm, dim light a red station looks salmon: 52 (CIE Lab) from the textbook red, past the
     fixed 40 that let only a grey meteor be tried there, and it was missed.  A colour's fit is judged
     against the best one of the region."""
-    from simulator.api import simulate
-
-    prof = BoardProfile.builtin("galaktico")
-    _, empty = simulate("galaktico", 7019, (1920, 1080), empty=True)
-    scene, res = simulate("galaktico", 7019, (1920, 1080), empty=False, pieces_seed=1)
-    cal = Calibration(register(empty.image, prof).calibration)
-    j = Detector(cal, prof, empty.image).detect(res.image).judgement
+    scene, photo, cal, det = _bench_scene("galaktico", 7019)
+    j = det.detect(photo).judgement
     s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico")
     stations = [i for i, p in enumerate(scene.pieces) if p.kind == "figure:station" and p.color == "red"]
     assert stations and not set(stations) & set(s.missed_ids)
@@ -466,18 +473,12 @@ def test_a_grey_rock_whose_texture_only_full_resolution_shows_is_found():
     """Grey meteors on the grey board under heavy camera noise (scene 7046 of the bench) change the
     picture like shadows; their speckled texture, blurred away at the change map's working scale,
     shows at full resolution, against the board around them."""
-    from simulator.api import simulate
-
-    prof = BoardProfile.builtin("galaktico")
-    _, empty = simulate("galaktico", 7046, (1920, 1080), empty=True)
-    scene, res = simulate("galaktico", 7046, (1920, 1080), empty=False, pieces_seed=1)
-    cal = Calibration(register(empty.image, prof).calibration)
-    det = Detector(cal, prof, empty.image)
-    s = score_scene(det.detect(res.image).judgement, scene.pieces, scene.camera(), cal.camera, "galaktico")
+    scene, photo, cal, det = _bench_scene("galaktico", 7046)
+    s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "galaktico")
     rocks = [i for i, p in enumerate(scene.pieces) if p.kind == "meteor"]
     assert rocks and not set(rocks) & set(s.missed_ids) and s.false == 0
     det.bg.texture_contrast = np.inf  # the working scale alone: missed
-    s = score_scene(det.detect(res.image).judgement, scene.pieces, scene.camera(), cal.camera, "galaktico")
+    s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "galaktico")
     assert set(rocks) & set(s.missed_ids)
 
 
@@ -488,14 +489,8 @@ def test_a_grey_rock_in_a_shadow_or_in_specks_of_colour_is_found(seed):
     texture and colour balance stop at its edge.  7025: a rock whose lighter facets differ from the
     board in colour in specks too small to be a piece, beside a crescent of shadow-like change: one
     region together."""
-    from simulator.api import simulate
-
-    prof = BoardProfile.builtin("galaktico")
-    _, empty = simulate("galaktico", seed, (1920, 1080), empty=True)
-    scene, res = simulate("galaktico", seed, (1920, 1080), empty=False, pieces_seed=1)
-    cal = Calibration(register(empty.image, prof).calibration)
-    s = score_scene(Detector(cal, prof, empty.image).detect(res.image).judgement, scene.pieces, scene.camera(),
-                    cal.camera, "galaktico")
+    scene, photo, cal, det = _bench_scene("galaktico", seed)
+    s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "galaktico")
     rocks = [i for i, p in enumerate(scene.pieces) if p.kind == "meteor"]
     assert rocks and not set(rocks) & set(s.missed_ids) and s.false == 0
 
@@ -505,16 +500,10 @@ def test_a_grey_rock_in_its_soft_shadow_is_placed_by_its_texture(seed, monkeypat
     """A grey meteor of the bench whose soft shadow changes the picture as much as it does: posed on
     its outline (shadow and all) it lay 5 (7013) or 8 mm (7035) off, into its shadow.  Placed where
     its silhouette covers the most texture of its own, it lies within 1.5 mm."""
-    from simulator.api import simulate
-
-    prof = BoardProfile.builtin("galaktico")
-    _, empty = simulate("galaktico", seed, (1920, 1080), empty=True)
-    scene, res = simulate("galaktico", seed, (1920, 1080), empty=False, pieces_seed=1)
-    cal = Calibration(register(empty.image, prof).calibration)
-    det = Detector(cal, prof, empty.image)
+    scene, photo, cal, det = _bench_scene("galaktico", seed)
 
     def rock_errors() -> np.ndarray:
-        d = det.detect(res.image).judgement.detections
+        d = det.detect(photo).judgement.detections
         errs = []
         for p in scene.pieces:
             if p.kind == "meteor":
@@ -606,13 +595,8 @@ def test_two_ships_touching_whose_region_looks_two_and_a_half_ships_big_are_two(
     area (blur and their soft shadows); only three ships were tried there, and the blue one was read
     as two lying on one another.  Where pieces stack, both counts about the area are tried, fewer
     first."""
-    from simulator.api import simulate
-
-    prof = BoardProfile.builtin("pitchfleet")
-    _, empty = simulate("pitchfleet", 7000, (1920, 1080), empty=True)
-    scene, res = simulate("pitchfleet", 7000, (1920, 1080), empty=False, pieces_seed=1)
-    cal = Calibration(register(empty.image, prof).calibration)
-    j = Detector(cal, prof, empty.image).detect(res.image).judgement
+    scene, photo, cal, det = _bench_scene("pitchfleet", 7000)
+    j = det.detect(photo).judgement
     s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
     assert s.false == 0 and s.missed == 0
     assert "on_piece" not in list(j.state)  # no ship of this scene lies on another
