@@ -311,6 +311,31 @@ def test_a_zones_touch_depth_is_remembered_per_footprint():
         assert got == pytest.approx(10.0 - dx, abs=0.01)
 
 
+def test_a_cards_top_is_sampled_where_the_camera_sees_its_grid(monkeypatch):
+    """The grid over a posed card's top is projected at every eighth point and interpolated between:
+    the sampling maps lie within 0.02 px of projecting every point (lens distortion and all)."""
+    from vision.fit import Fit
+    from vision.silhouette import pose_points
+
+    prof = BoardProfile.builtin("asfccg")
+    empty = read_image(FIX / "asfccg" / "empty.jpg")
+    cal = Calibration(register(empty, prof).calibration)
+    det = Detector(cal, prof, empty)
+    card = next(s for ss in det.shapes.values() for s in ss if s.kind == "card")
+    maps = {}
+    monkeypatch.setattr(cv2, "remap", lambda src, mx, my, interp: maps.update(m=(mx, my)) or src[:1, :1])
+    w, h = det._card_mm
+    xs, ys = np.arange(w) - (w - 1) / 2, np.arange(h) - (h - 1) / 2
+    for x, y in np.asarray(cal.support.exterior.coords)[:3] * 0.5 + np.asarray(cal.support.centroid.coords[0]) * 0.5:
+        f = Fit(card, float(x), float(y), 33.0, 0.0, 0.0, 0.5, 1.0, 50)
+        det._card_top(empty, f, xs, ys)
+        gx, gy = np.meshgrid(xs, ys)
+        px = cal.camera.project_plane(pose_points(np.column_stack([gx.ravel(), gy.ravel()]), f.x, f.y, f.heading),
+                                      card.height_mm).reshape(h, w, 2)
+        assert maps["m"][0].shape == (h, w)
+        assert np.abs(maps["m"][0] - px[..., 0]).max() < 0.02 and np.abs(maps["m"][1] - px[..., 1]).max() < 0.02
+
+
 def test_dark_cards_side_by_side_are_each_found():
     """Three cards as dark as a shadow of the mat (a neutral darkening), 3 mm apart: each is found
     where it lies (one region of change holds them; its area says how many)."""

@@ -553,8 +553,8 @@ class Detector:
         plausible = [o for o in options if o[3] < near]
 
         def attempt(s, up, kk):
-            # (one start where the quick pose found the outline's shape: its heading is the right
-            # one of a piece's two ends, and the fit starts near its end)
+            # (one start where the quick pose found the outline's shape: its heading tells the
+            # piece's two ends apart, and the fit starts near where it ends)
             if kk == 1:
                 fits = [fit_one(s, self.cam, pts, 0.0, init=starts.get((s.kind, up)))]
             else:
@@ -780,21 +780,13 @@ class Detector:
         def nodes(n):  # every eighth index, and the last
             return np.unique(np.r_[np.arange(0, n, 8), n - 1])
 
-        def weights(v, at):  # linear interpolation from the values at indices ``at`` to all n of v
-            wts = np.zeros((len(v), len(at)))
-            j = np.clip(np.searchsorted(at, np.arange(len(v)), side="right") - 1, 0, max(len(at) - 2, 0))
-            if len(at) == 1:
-                wts[:, 0] = 1.0
-                return wts
-            t = (np.arange(len(v)) - at[j]) / (at[j + 1] - at[j])
-            wts[np.arange(len(v)), j] = 1 - t
-            wts[np.arange(len(v)), j + 1] = t
-            return wts
+        def weights(n, at):  # (n, len(at)): linear interpolation from the values at indices ``at`` to all n
+            return np.stack([np.interp(np.arange(n), at, e) for e in np.eye(len(at))], axis=1)
         ix, iy = nodes(len(xs_mm)), nodes(len(ys_mm))
         gx, gy = np.meshgrid(np.asarray(xs_mm, float)[ix], np.asarray(ys_mm, float)[iy])
         px = self.cam.project_plane(pose_points(np.column_stack([gx.ravel(), gy.ravel()]), f.x, f.y, f.heading),
                                     f.base_mm + f.shape.height_mm).reshape(len(iy), len(ix), 2)
-        wy, wx = weights(ys_mm, iy), weights(xs_mm, ix)
+        wy, wx = weights(len(ys_mm), iy), weights(len(xs_mm), ix)
         mx = (wy @ px[..., 0] @ wx.T).astype(np.float32)
         my = (wy @ px[..., 1] @ wx.T).astype(np.float32)
         top = cv2.remap(frame, mx, my, cv2.INTER_LINEAR)
