@@ -180,13 +180,23 @@ def test_pose_jacobian_agrees_with_numeric_differences(game, kind):
 
 # -------------------------------------------------------------------- detection on fixtures
 
-@pytest.fixture(scope="module", params=["pitchfleet", "pitrush", "galaktico", "asfccg"])
-def table(request):
-    game = request.param
+def _fixture_table(game: str):
+    """A bundled game's empty table, calibrated: the profile, the photo, the calibration and a detector."""
     prof = BoardProfile.builtin(game)
     empty = read_image(FIX / game / "empty.jpg")
     cal = Calibration(register(empty, prof).calibration)
-    return game, prof, cal, Detector(cal, prof, empty)
+    return prof, empty, cal, Detector(cal, prof, empty)
+
+
+@pytest.fixture(scope="module", params=["pitchfleet", "pitrush", "galaktico", "asfccg"])
+def table(request):
+    prof, _, cal, det = _fixture_table(request.param)
+    return request.param, prof, cal, det
+
+
+@pytest.fixture(scope="module")
+def asf_table():
+    return _fixture_table("asfccg")
 
 
 def test_detects_and_judges_the_bundled_scenes(table):
@@ -311,16 +321,13 @@ def test_a_zones_touch_depth_is_remembered_per_footprint():
         assert got == pytest.approx(10.0 - dx, abs=0.01)
 
 
-def test_a_cards_top_is_sampled_where_the_camera_sees_its_grid(monkeypatch):
+def test_a_cards_top_is_sampled_where_the_camera_sees_its_grid(monkeypatch, asf_table):
     """The grid over a posed card's top is projected at every eighth point and interpolated between:
     the sampling maps lie within 0.02 px of projecting every point (lens distortion and all)."""
     from vision.fit import Fit
     from vision.silhouette import pose_points
 
-    prof = BoardProfile.builtin("asfccg")
-    empty = read_image(FIX / "asfccg" / "empty.jpg")
-    cal = Calibration(register(empty, prof).calibration)
-    det = Detector(cal, prof, empty)
+    _, empty, cal, det = asf_table
     card = next(s for ss in det.shapes.values() for s in ss if s.kind == "card")
     maps = {}
     monkeypatch.setattr(cv2, "remap", lambda src, mx, my, interp: maps.update(m=(mx, my)) or src[:1, :1])
@@ -336,13 +343,10 @@ def test_a_cards_top_is_sampled_where_the_camera_sees_its_grid(monkeypatch):
         assert np.abs(maps["m"][0] - px[..., 0]).max() < 0.02 and np.abs(maps["m"][1] - px[..., 1]).max() < 0.02
 
 
-def test_dark_cards_side_by_side_are_each_found():
+def test_dark_cards_side_by_side_are_each_found(asf_table):
     """Three cards as dark as a shadow of the mat (a neutral darkening), 3 mm apart: each is found
     where it lies (one region of change holds them; its area says how many)."""
-    prof = BoardProfile.builtin("asfccg")
-    empty = read_image(FIX / "asfccg" / "empty.jpg")
-    cal = Calibration(register(empty, prof).calibration)
-    det = Detector(cal, prof, empty)
+    _, empty, cal, det = asf_table
     c = np.asarray(cal.support.centroid.coords[0])
     img = empty.copy()
     truth = []
@@ -360,13 +364,10 @@ def test_dark_cards_side_by_side_are_each_found():
         assert np.min(np.hypot(got[:, 0] - x, got[:, 1] - y)) < 1.5, (x, y, got)
 
 
-def test_face_down_cards_are_posed_on_their_backs_print():
+def test_face_down_cards_are_posed_on_their_backs_print(asf_table):
     """A face-down card's outline may be unsure (a dark border on a dark mat, a soft contact
     shadow); aligned to the profile's picture of the back, its centre is exact."""
-    prof = BoardProfile.builtin("asfccg")
-    empty = read_image(FIX / "asfccg" / "empty.jpg")
-    cal = Calibration(register(empty, prof).calibration)
-    det = Detector(cal, prof, empty)
+    _, _, cal, det = asf_table
     errs = []
     for k in (1, 2, 3):
         scene = load_model(FIX / "asfccg" / f"scene-{k:02d}.json", SceneFile)

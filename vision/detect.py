@@ -597,14 +597,14 @@ class Detector:
             cost = f.cost + max(0.0, cdist - 15.0) / 20.0
             # (its inflation is free: a model of the wrong size fits a shrunk or grown outline
             # well, so the outline must lie within blur of the model's edge, as fit_one's prior has it)
-            if f.rms_px < 1.2 and f.inlier_frac > 0.92:
-                if abs(f.inflation_px) < 2 * self.cfg.fit_blur_px:
-                    if quick is None or cost < quick[0]:
-                        f.upright = up
-                        f.refined = False
-                        quick = (cost, f)
-                else:
-                    starts[s.kind, up] = (f.x, f.y, f.heading)
+            if f.rms_px >= 1.2 or f.inlier_frac <= 0.92:
+                continue
+            if abs(f.inflation_px) >= 2 * self.cfg.fit_blur_px:
+                starts[s.kind, up] = (f.x, f.y, f.heading)
+            elif quick is None or cost < quick[0]:
+                f.upright = up
+                f.refined = False
+                quick = (cost, f)
         if quick is not None:
             return [self._named(frame, quick[1], comp, box)]
         oversized = False
@@ -622,18 +622,15 @@ class Detector:
             # first: overlaps, blur and soft shadows make the count of a region's area the least
             # sure — two ships touching one of two and a half.  Where one piece stands per place, its
             # kinds differ by size, and fewer of one kind read where a bigger one stands)
-            for s, up, ratio, _ in multis[:2]:
-                well = False
-                counts = {np.floor(ratio), np.ceil(ratio)} if self.profile.data.pieces_stack else {np.round(ratio)}
-                for k in sorted({int(np.clip(c, 2, 6)) for c in counts}):
-                    res = attempt(s, up, k)
-                    if best is None or res[0] < best[0]:
-                        best = res
-                    well = bool(res[1]) and all(_fits_well(c) for c in res[1])
-                    if well:
-                        break  # every piece of this reading fits its outline well: no more are tried
-                if well:
-                    break  # ... nor another kind
+            def counts(ratio):
+                near = {np.floor(ratio), np.ceil(ratio)} if self.profile.data.pieces_stack else {np.round(ratio)}
+                return sorted({int(np.clip(c, 2, 6)) for c in near})
+            for s, up, k in [(s, up, k) for s, up, ratio, _ in multis[:2] for k in counts(ratio)]:
+                res = attempt(s, up, k)
+                if best is None or res[0] < best[0]:
+                    best = res
+                if res[1] and all(_fits_well(c) for c in res[1]):
+                    break  # every piece of this reading fits its outline well: no other count or kind is tried
         return [] if best is None else best[1]
 
     def _lab_of(self, frame, m, box) -> np.ndarray:
