@@ -87,6 +87,7 @@ class VisionConfig:
                                            # the pit's centre is not in it: it lies on a disc hidden there
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
+    min_inside_frac: float = 0.5           # ... and lying more than this much within the region
     multi_piece_cost: float = 0.15         # a reading of k pieces costs 1 + this x (k - 1) times its
                                            # pieces' mean fit cost (more pieces fit any outline better)
     color_confidence_min: float = 0.5

@@ -628,6 +628,20 @@ def test_two_ships_touching_whose_region_looks_two_and_a_half_ships_big_are_two(
     assert "on_piece" not in list(j.state)  # no ship of this scene lies on another
 
 
+def test_touching_stations_are_read_as_stations_not_as_many_small_figures():
+    """Bench scene 7136 of Galaktico: two clusters of touching stations.  By area alone a cluster of
+    2.2 stations is also 7.8 scouts, nearer a whole count, and only the two kinds whose area fit best
+    were tried: scouts and fighters, each fitting a part of the stations' outline, read the
+    clusters as small figures, some of them in the gaps between the stations.  Every kind the
+    region's size allows is tried."""
+    scene, photo, cal, det = _bench_scene("galaktico", 7136)
+    j = det.detect(photo).judgement
+    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico")
+    assert s.false == 0 and s.missed == 0
+    stations = [seen for truth, seen, _ in s.verdicts["kind"] if truth == "figure:station"]
+    assert stations == ["figure:station"] * 6
+
+
 def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     """A silver beam over the light gap between two tiles changes nothing there: its region of change
     comes in two parts, each of which a standing beam could be.  It is read as the one lying beam."""

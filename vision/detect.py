@@ -572,6 +572,10 @@ class Detector:
                 del fits[worst], masks[worst]
             if not self.profile.data.pieces_stack and _overlapping([f.footprint() for f in fits]):
                 return np.inf, []  # one piece per place: pieces lying on one another are not a reading
+            # a piece changes the picture where it lies: one posed mostly outside the region (beside
+            # two stations on plain board, fitted to an arc of their outline) is not a reading's piece
+            if kk > 1 and min(np.count_nonzero(comp & m) / max(np.count_nonzero(m), 1) for m in masks) < self.cfg.min_inside_frac:
+                return np.inf, []
             cands = []
             for i, f in enumerate(fits):
                 f.upright = up
@@ -614,8 +618,11 @@ class Detector:
                 best, oversized = res, s.round and ratio > self.cfg.multi_area_ratio
         good = best is not None and _fits_well(best[1][0])
         if not good or oversized:
-            # several touching pieces of one kind
-            # (overlapping pieces show less than their sum: a disc on another one)
+            # several touching pieces of one kind, every kind the region's size and colour allow,
+            # the kinds whose area the region's fits best first (overlapping pieces show less than
+            # their sum: a disc on another one).  Not only the best two: area alone often puts a
+            # small kind first (two stations of 2.2 stations' area are also 7.8 scouts, nearer a
+            # whole count), whose pieces each fit a part of the outline
             multis = sorted((o for o in plausible if o[2] >= self.cfg.multi_area_ratio),
                             key=lambda o: abs(np.log(o[2] / max(2, round(o[2])))) + o[3] / 40.0)
             # (as many as the area holds; where pieces lie on one another, rounded either way, fewer
@@ -625,7 +632,7 @@ class Detector:
             def counts(ratio):
                 near = {np.floor(ratio), np.ceil(ratio)} if self.profile.data.pieces_stack else {np.round(ratio)}
                 return sorted({int(np.clip(c, 2, 6)) for c in near})
-            for s, up, k in [(s, up, k) for s, up, ratio, _ in multis[:2] for k in counts(ratio)]:
+            for s, up, k in [(s, up, k) for s, up, ratio, _ in multis for k in counts(ratio)]:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:
                     best = res
