@@ -90,6 +90,8 @@ class VisionConfig:
     min_inside_frac: float = 0.5           # ... and lying more than this much within the region
     multi_piece_cost: float = 0.15         # a reading of k pieces costs 1 + this x (k - 1) times its
                                            # pieces' mean fit cost (more pieces fit any outline better)
+    stack_edge_ratio: float = 1.5          # of two ships lying on one another, the upper one's edge steps
+                                           # this many times more than the lower one's where they overlap
     color_confidence_min: float = 0.5
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended
     motion_threshold: float = 12.0         # grey-level change that counts as motion (on a 640x480 copy)

@@ -642,6 +642,34 @@ def test_touching_stations_are_read_as_stations_not_as_many_small_figures():
     assert stations == ["figure:station"] * 6
 
 
+@pytest.mark.parametrize("seed", [7065, 7120])
+def test_a_ship_lying_on_another_is_the_one_judged_outbound(seed):
+    """Bench scenes of Pitch Fleet with a ship lying on another one, centres ~3 mm apart: a red one
+    on a blue one (7065), a red one on a red one (7120).  The pair's outline was split into halves
+    by k-means, a ship posed on each (both off, read as two red ships), and the better posed one
+    was put on top; now the pair is also started one on the other (the top ship on the whole
+    outline, the lower one on the crescents it leaves), and the upper one is the one whose colour
+    shows where they overlap, or whose edge does.  Only the upper ship is outbound (Q&A)."""
+    scene, photo, cal, det = _bench_scene("pitchfleet", seed)
+    j = det.detect(photo).judgement
+    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    assert s.false == 0 and s.missed == 0
+    assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
+    assert list(j.state).count("on_piece") == 1
+
+
+def test_a_ship_with_a_rim_of_shadow_is_not_read_as_two():
+    """Bench scene 7070 of Pitch Fleet: a blue ship whose region (blur, its shadow) is bigger than a
+    ship was read as two, the second one posed mostly on plain board beside it, fitted to the rim
+    the first left.  The part of a reading's piece that no other one covers must lie within the
+    region."""
+    scene, photo, cal, det = _bench_scene("pitchfleet", 7070)
+    j = det.detect(photo).judgement
+    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    assert s.false == 0 and s.missed == 0
+    assert "on_piece" not in list(j.state)
+
+
 def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     """A silver beam over the light gap between two tiles changes nothing there: its region of change
     comes in two parts, each of which a standing beam could be.  It is read as the one lying beam."""

@@ -42,7 +42,7 @@ from tableref.config import VisionConfig
 
 from .colors import ColorNamer
 from .detections import Detections
-from .fit import Fit, fast_pose, fit_many, fit_one, main_axis, outline_points, split_points
+from .fit import Fit, fast_pose, fit_layers, fit_many, fit_one, main_axis, outline_points, split_points
 from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
@@ -216,7 +216,7 @@ class Detector:
             regions.append(_Region(blob.bbox, [copy(c) for c in found]))
             cands.extend(found)
         t2 = time.perf_counter()
-        cands = self._suppress(cands)
+        cands = self._suppress(cands, frame)
         cands = self._resolve_elevations(cands, frame)
         det = self._to_detections(cands)
         jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
@@ -559,6 +559,12 @@ class Detector:
                 fits = [fit_one(s, self.cam, pts, 0.0, init=starts.get((s.kind, up)))]
             else:
                 fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk)
+                if self.profile.data.pieces_stack and not up:
+                    # pieces lying on one another: also started one on the other (beams standing on
+                    # their ends do not lie on one another), the better reading kept
+                    layers = fit_layers([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk)
+                    if layers is not None and self._reading_cost(layers, kk) < self._reading_cost(fits, kk):
+                        fits = layers
             masks = [silhouette_mask(f.hulls(self.cam), box) for f in fits]
             # a piece of the reading of which no more than a sliver shows (the others cover it but
             # for a crescent of rim, blur and shade) is not seen: it may have soaked up a highlight
@@ -572,9 +578,10 @@ class Detector:
                 del fits[worst], masks[worst]
             if not self.profile.data.pieces_stack and _overlapping([f.footprint() for f in fits]):
                 return np.inf, []  # one piece per place: pieces lying on one another are not a reading
-            # a piece changes the picture where it lies: one posed mostly outside the region (beside
-            # two stations on plain board, fitted to an arc of their outline) is not a reading's piece
-            if kk > 1 and min(np.count_nonzero(comp & m) / max(np.count_nonzero(m), 1) for m in masks) < self.cfg.min_inside_frac:
+            # a piece changes the picture where it shows: one whose part that no other piece of the
+            # reading covers lies mostly outside the region (beside two stations on plain board,
+            # fitted to an arc of their outline) is not a reading's piece
+            if kk > 1 and min(self._inside_frac(comp, masks, i) for i in range(len(masks))) < self.cfg.min_inside_frac:
                 return np.inf, []
             cands = []
             for i, f in enumerate(fits):
@@ -658,6 +665,12 @@ class Detector:
             if k != i:
                 others |= m.astype(bool)
         return others
+
+    def _inside_frac(self, comp: np.ndarray, masks: list[np.ndarray], i: int) -> float:
+        """The share of the part of the i-th piece of a reading that no other one covers lying
+        within the region ``comp`` (box px)."""
+        own = masks[i].astype(bool) & ~self._others(masks, i, comp)
+        return np.count_nonzero(comp.astype(bool) & own) / max(np.count_nonzero(own), 1)
 
     def _seen_mm(self, comp: np.ndarray, masks: list[np.ndarray], i: int, f: Fit) -> float:
         """Width (mm) of the widest part of the i-th piece of a reading that no other one covers."""
@@ -825,7 +838,7 @@ class Detector:
         x, y = pose_points(local[None], f.x, f.y, f.heading)[0]
         return replace(f, x=float(x), y=float(y), heading=(f.heading + turn) % 360.0), float(cc)
 
-    def _suppress(self, cands: list[Candidate]) -> list[Candidate]:
+    def _suppress(self, cands: list[Candidate], frame: np.ndarray | None = None) -> list[Candidate]:
         """Drop a piece posed twice (see below), and weak candidates lying mostly on a stronger piece
         (a highlight, a printed detail; a faint one, found as a piece the colour of a shadow, is weak
         and weighed last) — any such candidate where pieces do not stack; two strong overlapping
@@ -855,15 +868,24 @@ class Detector:
             kept.append(i)
         out = [cands[i] for i in sorted(kept)]
         if self.profile.game == "pitchfleet":
-            out = self._stacks(out)
+            out = self._stacks(out, frame)
         return out
 
-    def _stacks(self, cands: list[Candidate]) -> list[Candidate]:
+    def _stacks(self, cands: list[Candidate], frame: np.ndarray | None = None) -> list[Candidate]:
+        """Pitch Fleet: of two pieces whose footprints overlap, one lies on the other (and is
+        outbound): the one whose colour the photo shows where they overlap (see :meth:`_upper`),
+        else the one whose edge shows there (:meth:`_upper_by_edges`), else the better posed."""
         polys = [shapely.Polygon(c.fit.footprint()) for c in cands]
         for i in range(len(cands)):
             for k in range(i + 1, len(cands)):
                 if _overlap(polys[i], polys[k]) > 0.15:
                     top, low = (i, k) if cands[i].fit.rms_px <= cands[k].fit.rms_px else (k, i)
+                    if frame is not None:
+                        u = self._upper(frame, cands[i], cands[k])
+                        if u is None:
+                            u = self._upper_by_edges(frame, cands[i], cands[k])
+                        if u is not None:
+                            top, low = (i, k) if u == 0 else (k, i)
                     f = cands[top].fit
                     base = cands[low].fit.base_mm + cands[low].fit.shape.height_mm
                     f2 = self._refit(f, base, None, (f.x, f.y, f.heading))
@@ -1006,6 +1028,42 @@ class Detector:
         if min(d) > 0.7 * max(d):
             return None
         return int(namer.names[int(np.argmin(d))] == cb)
+
+    def _upper_by_edges(self, frame: np.ndarray, a: Candidate, b: Candidate) -> int | None:
+        """Which of two overlapping pieces lies on the other (0: ``a``, 1: ``b``), by whose edge the
+        photo shows where they overlap: the upper piece's outline runs on over the lower one (its
+        wall, its shadow on it), the lower one's is hidden under the upper one's top.  The median
+        colour step across each one's outline within the other's silhouette (a line of the top's
+        print crossing it steps along it, not across); None where either runs there too short or
+        neither step is clearly the greater."""
+        ha, hb = a.fit.hulls(self.cam), b.fit.hulls(self.cam)
+        allp = np.concatenate(ha + hb)
+        h, w = frame.shape[:2]
+        box = (max(0, int(allp[:, 0].min()) - 5), max(0, int(allp[:, 1].min()) - 5),
+               min(w, int(allp[:, 0].max()) + 6), min(h, int(allp[:, 1].max()) + 6))
+        if box[2] - box[0] < 8 or box[3] - box[1] < 8:
+            return None
+        crop = cv2.GaussianBlur(frame[box[1]:box[3], box[0]:box[2]].astype(np.float32), (0, 0), 1.0)
+        sil = [shapely.union_all([shapely.Polygon(q) for q in hh]).buffer(0) for hh in (ha, hb)]
+        step = []
+        for me, other in ((sil[0], sil[1]), (sil[1], sil[0])):
+            ring = shapely.get_coordinates(shapely.segmentize(me.exterior, 1.0))[:-1]
+            tangent = np.roll(ring, -1, axis=0) - np.roll(ring, 1, axis=0)
+            normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
+            normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9)
+            inner = other.buffer(-3.0)
+            keep = shapely.contains_xy(inner, ring[:, 0], ring[:, 1]) if not inner.is_empty else np.zeros(len(ring), bool)
+            if keep.sum() < 10:
+                return None
+            p, n = ring[keep] - box[:2], normal[keep]
+            sides = []
+            for q in (p + 2.0 * n, p - 2.0 * n):
+                ij = np.clip(np.round(q).astype(int), 0, [crop.shape[1] - 1, crop.shape[0] - 1])
+                sides.append(crop[ij[:, 1], ij[:, 0]])
+            step.append(float(np.median(np.linalg.norm(sides[0] - sides[1], axis=1))))
+        if max(step) < self.cfg.stack_edge_ratio * min(step):
+            return None
+        return int(np.argmax(step))
 
     def _on_hidden(self, c: Candidate, j: int, margin: float) -> list[Candidate]:
         """A disc that lies on a disc hidden in pit ``j``: it posed one disc's height above the

@@ -289,6 +289,26 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
     return fits
 
 
+def fit_layers(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bases: list[float],
+               clips: list[float | None], blur_px: float = VisionConfig.fit_blur_px) -> list[Fit] | None:
+    """Jointly pose several pieces lying on one another to one outline (image px), started one
+    after another instead of by k-means: the first on the whole outline (the top piece's outline is
+    most of it; the robust loss passes over the rest), each next one on the points the ones before
+    do not explain (a lower piece shows in crescents around the top one, about the same centre —
+    k-means would split the outline into halves, one piece on each).  None where too few points are
+    left for the next piece."""
+    fits: list[Fit] = []
+    rest = pts_px
+    for s, b, c in zip(shapes, bases, clips):
+        if fits:
+            f = fits[-1]
+            rest = rest[np.abs(signed_distance(rest, f.hulls(cam)) - f.inflation_px) > 2.0 * blur_px]
+            if len(rest) < 8:
+                return None
+        fits.append(fit_one(s, cam, rest, b, c))
+    return fit_many(shapes, cam, pts_px, bases, clips, inits=[(f.x, f.y, f.heading) for f in fits])
+
+
 def polygon_centroid(pts: np.ndarray) -> tuple[np.ndarray, float]:
     """Area centroid and area of a closed polygon (px)."""
     x, y = pts[:, 0], pts[:, 1]
