@@ -137,6 +137,31 @@ def test_colour_names_of_textbook_colours():
         assert namer.name(np.array(bgr, float))[0] == name
 
 
+def test_a_ship_on_another_is_posed_layer_by_layer_where_k_means_halves_the_pair():
+    """The outline of a ship lying on another one, 2 mm apart and turned 180 degrees: k-means splits
+    the outline into two halves and poses a ship on each; started layer by layer (the top ship on
+    the whole outline, the lower one on the crescents it leaves) both are found where they are."""
+    import shapely
+
+    from vision.fit import fit_layers, fit_many
+
+    shape = PieceShape.from_spec(BoardProfile.builtin("pitchfleet").piece("starship", "red"))
+    cam = CameraModel(Intrinsics.from_fov((1920, 1080), 60), Pose.look_at([300, 250, -800], [300, 300, 0]))
+    top = (300.0, 300.0, 20.0, shape.height_mm)  # x, y, heading, base
+    low = (302.0, 301.0, 200.0, 0.0)
+    sil = shapely.union_all([shapely.Polygon(h) for x, y, th, b in (top, low)
+                             for h in silhouette_hulls(shape, cam, x, y, th, b)])
+    pts = shapely.get_coordinates(shapely.segmentize(sil.exterior, 1.0))[:-1]
+
+    def top_error(fits):
+        return min(np.hypot(f.x - top[0], f.y - top[1]) for f in fits)
+
+    layered = fit_layers([shape, shape], cam, pts, [0.0, 0.0], [None, None])
+    assert layered is not None and top_error(layered) < 0.7  # (posed at the board: parallax of 7 mm)
+    assert np.hypot(layered[1].x - low[0], layered[1].y - low[1]) < 0.5
+    assert top_error(fit_many([shape, shape], cam, pts, [0.0, 0.0], [None, None])) > 3.0
+
+
 def test_silhouette_contains_the_projected_top_and_base():
     prof = BoardProfile.builtin("pitrush")
     shape = PieceShape.from_spec(prof.piece("disc", "red"))

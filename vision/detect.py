@@ -562,7 +562,7 @@ class Detector:
                 if self.profile.data.pieces_stack and not up:
                     # pieces lying on one another: also started one on the other (beams standing on
                     # their ends do not lie on one another), the better reading kept
-                    layers = fit_layers([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk)
+                    layers = fit_layers([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk, self.cfg.fit_blur_px)
                     if layers is not None and self._reading_cost(layers, kk) < self._reading_cost(fits, kk):
                         fits = layers
             masks = [silhouette_mask(f.hulls(self.cam), box) for f in fits]
@@ -1045,6 +1045,10 @@ class Detector:
             return None
         crop = cv2.GaussianBlur(frame[box[1]:box[3], box[0]:box[2]].astype(np.float32), (0, 0), 1.0)
         sil = [shapely.union_all([shapely.Polygon(q) for q in hh]).buffer(0) for hh in (ha, hb)]
+        # (a piece's silhouette is one patch; should its hulls' union come apart, its convex hull)
+        sil = [q if q.geom_type == "Polygon" else q.convex_hull for q in sil]
+        if any(q.geom_type != "Polygon" for q in sil):
+            return None
         step = []
         for me, other in ((sil[0], sil[1]), (sil[1], sil[0])):
             ring = shapely.get_coordinates(shapely.segmentize(me.exterior, 1.0))[:-1]
