@@ -683,6 +683,18 @@ def test_a_ship_lying_on_another_is_the_one_judged_outbound(seed):
     assert list(j.state).count("on_piece") == 1
 
 
+def test_a_ship_lying_on_a_beam_whose_end_pokes_out_is_outbound_and_the_beam_found():
+    """Bench scene 7141 of Pitch Fleet: a red ship lying on a silver beam, of which one end pokes out
+    from under it.  Read as two ships (the second one covering the beam's end, then dropped as the
+    same ship posed twice), the beam was missed and the ship judged on the board.  A ship on a piece
+    of another kind is tried too, the pair posed one on the other."""
+    scene, photo, cal, det = _bench_scene("pitchfleet", 7141)
+    j = det.detect(photo).judgement
+    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    assert s.false == 0 and s.missed == 0
+    assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
+
+
 def test_a_ship_with_a_rim_of_shadow_is_not_read_as_two():
     """Bench scene 7070 of Pitch Fleet: a blue ship whose region (blur, its shadow) is bigger than a
     ship was read as two, the second one posed mostly on plain board beside it, fitted to the rim

@@ -565,6 +565,12 @@ class Detector:
                     layers = fit_layers([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk, self.cfg.fit_blur_px)
                     if layers is not None and self._reading_cost(layers, kk) < self._reading_cost(fits, kk):
                         fits = layers
+            return judged(fits, [up] * kk)
+
+        def judged(fits, ups):
+            """A reading's cost and its pieces (named), or (inf, []) where it is no reading."""
+            kk = len(fits)
+            fits, ups = list(fits), list(ups)
             masks = [silhouette_mask(f.hulls(self.cam), box) for f in fits]
             # a piece of the reading of which no more than a sliver shows (the others cover it but
             # for a crescent of rim, blur and shade) is not seen: it may have soaked up a highlight
@@ -575,7 +581,7 @@ class Detector:
                 worst = int(np.argmin(widths))
                 if widths[worst] >= self.cfg.min_seen_mm:
                     break
-                del fits[worst], masks[worst]
+                del fits[worst], masks[worst], ups[worst]
             if not self.profile.data.pieces_stack and _overlapping([f.footprint() for f in fits]):
                 return np.inf, []  # one piece per place: pieces lying on one another are not a reading
             # a piece changes the picture where it shows: one whose part that no other piece of the
@@ -585,7 +591,7 @@ class Detector:
                 return np.inf, []
             cands = []
             for i, f in enumerate(fits):
-                f.upright = up
+                f.upright = ups[i]
                 # a piece's colour from where it is alone: where two overlap, one hides the other
                 own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
@@ -625,6 +631,17 @@ class Detector:
                 best, oversized = res, s.round and ratio > self.cfg.multi_area_ratio
         good = best is not None and _fits_well(best[1][0])
         if not good or oversized:
+            if self.profile.data.pieces_stack:
+                # a piece lying on one of another kind (a ship on a beam whose ends poke out, of any
+                # colour: the region's is mostly the upper one's): the pair posed one on the other, the
+                # upper one on the whole outline
+                lying = [o[0] for o in options if not o[1]]
+                for s, s2 in [(s, s2) for s in lying for s2 in lying if s2.kind != s.kind]:
+                    fits = fit_layers([s, s2], self.cam, pts, [0.0, 0.0], [None, None], self.cfg.fit_blur_px)
+                    if fits is not None:
+                        res = judged(fits, [False, False])
+                        if best is None or res[0] < best[0]:
+                            best = res
             # several touching pieces of one kind, every kind the region's size and colour allow,
             # the kinds whose area the region's fits best first (overlapping pieces show less than
             # their sum: a disc on another one).  Not only the best two: area alone often puts a
