@@ -87,7 +87,8 @@ class VisionConfig:
                                            # the pit's centre is not in it: it lies on a disc hidden there
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
-    min_inside_frac: float = 0.5           # ... and lying more than this much within the region
+    min_inside_frac: float = 0.5           # ... the part of each that no other covers at least this much
+                                           # within the region (a piece changes the picture where it shows)
     multi_piece_cost: float = 0.15         # a reading of k pieces costs 1 + this x (k - 1) times its
                                            # pieces' mean fit cost (more pieces fit any outline better)
     stack_edge_ratio: float = 1.5          # of two ships lying on one another, the upper one's edge steps
