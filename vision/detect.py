@@ -640,7 +640,8 @@ class Detector:
                     fits = fit_layers([s, s2], self.cam, pts, [0.0, 0.0], [None, None], self.cfg.fit_blur_px)
                     if fits is not None:
                         res = judged(fits, [False, False])
-                        if best is None or res[0] < best[0]:
+                        # (both seen: one of them alone is a reading of one piece, tried as such)
+                        if len(res[1]) == 2 and (best is None or res[0] < best[0]):
                             best = res
             # several touching pieces of one kind, every kind the region's size and colour allow,
             # the kinds whose area the region's fits best first (overlapping pieces show less than
