@@ -509,13 +509,19 @@ def _bench_scene(game: str, seed: int):
     return scene, res.image, cal, Detector(cal, prof, empty.image)
 
 
+def _judged_bench_scene(game: str, seed: int):
+    """A bench scene (see :func:`_bench_scene`) detected and judged from scratch: the scene (truth),
+    the judgement and its score against the truth."""
+    scene, photo, cal, det = _bench_scene(game, seed)
+    j = det.detect(photo).judgement
+    return scene, j, score_scene(j, scene.pieces, scene.camera(), cal.camera, game)
+
+
 def test_a_figure_paled_by_the_light_is_still_tried_as_a_figure():
     """Under a warm, dim light a red station looks salmon: 52 (CIE Lab) from the textbook red, past the
     fixed 40 that let only a grey meteor be tried there, and it was missed.  A colour's fit is judged
     against the best one of the region."""
-    scene, photo, cal, det = _bench_scene("galaktico", 7019)
-    j = det.detect(photo).judgement
-    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico")
+    scene, j, s = _judged_bench_scene("galaktico", 7019)
     stations = [i for i, p in enumerate(scene.pieces) if p.kind == "figure:station" and p.color == "red"]
     assert stations and not set(stations) & set(s.missed_ids)
 
@@ -646,9 +652,7 @@ def test_two_ships_touching_whose_region_looks_two_and_a_half_ships_big_are_two(
     area (blur and their soft shadows); only three ships were tried there, and the blue one was read
     as two lying on one another.  Where pieces stack, both counts about the area are tried, fewer
     first."""
-    scene, photo, cal, det = _bench_scene("pitchfleet", 7000)
-    j = det.detect(photo).judgement
-    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    scene, j, s = _judged_bench_scene("pitchfleet", 7000)
     assert s.false == 0 and s.missed == 0
     assert "on_piece" not in list(j.state)  # no ship of this scene lies on another
 
@@ -659,9 +663,7 @@ def test_touching_stations_are_read_as_stations_not_as_many_small_figures():
     were tried: scouts and fighters, each fitting a part of the stations' outline, read the
     clusters as small figures, some of them in the gaps between the stations.  Every kind the
     region's size allows is tried."""
-    scene, photo, cal, det = _bench_scene("galaktico", 7136)
-    j = det.detect(photo).judgement
-    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico")
+    scene, j, s = _judged_bench_scene("galaktico", 7136)
     assert s.false == 0 and s.missed == 0
     stations = [seen for truth, seen, _ in s.verdicts["kind"] if truth == "figure:station"]
     assert stations == ["figure:station"] * 6
@@ -675,9 +677,7 @@ def test_a_ship_lying_on_another_is_the_one_judged_outbound(seed):
     was put on top; now the pair is also started one on the other (the top ship on the whole
     outline, the lower one on the crescents it leaves), and the upper one is the one whose colour
     shows where they overlap, or whose edge does.  Only the upper ship is outbound (Q&A)."""
-    scene, photo, cal, det = _bench_scene("pitchfleet", seed)
-    j = det.detect(photo).judgement
-    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    scene, j, s = _judged_bench_scene("pitchfleet", seed)
     assert s.false == 0 and s.missed == 0
     assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
     assert list(j.state).count("on_piece") == 1
@@ -688,9 +688,7 @@ def test_a_ship_lying_on_a_beam_whose_end_pokes_out_is_outbound_and_the_beam_fou
     from under it.  Read as two ships (the second one covering the beam's end, then dropped as the
     same ship posed twice), the beam was missed and the ship judged on the board.  A ship on a piece
     of another kind is tried too, the pair posed one on the other."""
-    scene, photo, cal, det = _bench_scene("pitchfleet", 7141)
-    j = det.detect(photo).judgement
-    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    scene, j, s = _judged_bench_scene("pitchfleet", 7141)
     assert s.false == 0 and s.missed == 0
     assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
 
@@ -700,9 +698,7 @@ def test_a_ship_with_a_rim_of_shadow_is_not_read_as_two():
     ship was read as two, the second one posed mostly on plain board beside it, fitted to the rim
     the first left.  The part of a reading's piece that no other one covers must lie within the
     region."""
-    scene, photo, cal, det = _bench_scene("pitchfleet", 7070)
-    j = det.detect(photo).judgement
-    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    scene, j, s = _judged_bench_scene("pitchfleet", 7070)
     assert s.false == 0 and s.missed == 0
     assert "on_piece" not in list(j.state)
 

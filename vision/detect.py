@@ -684,15 +684,19 @@ class Detector:
                 others |= m.astype(bool)
         return others
 
+    def _uncovered(self, comp: np.ndarray, masks: list[np.ndarray], i: int) -> np.ndarray:
+        """The part of the i-th piece of a reading that no other one covers (bool, box px)."""
+        return masks[i].astype(bool) & ~self._others(masks, i, comp)
+
     def _inside_frac(self, comp: np.ndarray, masks: list[np.ndarray], i: int) -> float:
         """The share of the part of the i-th piece of a reading that no other one covers lying
         within the region ``comp`` (box px)."""
-        own = masks[i].astype(bool) & ~self._others(masks, i, comp)
+        own = self._uncovered(comp, masks, i)
         return np.count_nonzero(comp.astype(bool) & own) / max(np.count_nonzero(own), 1)
 
     def _seen_mm(self, comp: np.ndarray, masks: list[np.ndarray], i: int, f: Fit) -> float:
         """Width (mm) of the widest part of the i-th piece of a reading that no other one covers."""
-        own = (comp & masks[i].astype(bool) & ~self._others(masks, i, comp)).astype(np.uint8)
+        own = (comp & self._uncovered(comp, masks, i)).astype(np.uint8)
         mmpp = float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0])
         return 2.0 * float(cv2.distanceTransform(np.pad(own, 1), cv2.DIST_L2, 3).max()) * mmpp
 
@@ -1024,6 +1028,14 @@ class Detector:
                 first.setdefault(c.pit, k)
         return [c for k, c in enumerate(out) if not c.hidden or (c.pit not in seen_in and first[c.pit] == k)]
 
+    @staticmethod
+    def _hulls_box(frame: np.ndarray, hulls: list[np.ndarray], grow: int) -> tuple[int, int, int, int]:
+        """The box (image px, clipped to the frame) of silhouette hulls, grown by ``grow`` px."""
+        allp = np.concatenate(hulls)
+        h, w = frame.shape[:2]
+        return (max(0, int(allp[:, 0].min()) - grow), max(0, int(allp[:, 1].min()) - grow),
+                min(w, int(allp[:, 0].max()) + 1 + grow), min(h, int(allp[:, 1].max()) + 1 + grow))
+
     def _upper(self, frame: np.ndarray, a: Candidate, b: Candidate) -> int | None:
         """Which of two overlapping pieces of different colours lies on the other (0: ``a``, 1:
         ``b``): the one whose colour the photo shows where their silhouettes overlap.  None when
@@ -1032,10 +1044,7 @@ class Detector:
         if ca == cb or a.hidden or b.hidden:
             return None
         ha, hb = a.fit.hulls(self.cam), b.fit.hulls(self.cam)
-        allp = np.concatenate(ha + hb)
-        h, w = frame.shape[:2]
-        box = (max(0, int(allp[:, 0].min())), max(0, int(allp[:, 1].min())),
-               min(w, int(allp[:, 0].max()) + 1), min(h, int(allp[:, 1].max()) + 1))
+        box = self._hulls_box(frame, ha + hb, 0)
         if box[2] - box[0] < 4 or box[3] - box[1] < 4:
             return None
         both = cv2.erode(silhouette_mask(ha, box) & silhouette_mask(hb, box), np.ones((5, 5), np.uint8))
@@ -1055,10 +1064,7 @@ class Detector:
         print crossing it steps along it, not across); None where either runs there too short or
         neither step is clearly the greater."""
         ha, hb = a.fit.hulls(self.cam), b.fit.hulls(self.cam)
-        allp = np.concatenate(ha + hb)
-        h, w = frame.shape[:2]
-        box = (max(0, int(allp[:, 0].min()) - 5), max(0, int(allp[:, 1].min()) - 5),
-               min(w, int(allp[:, 0].max()) + 6), min(h, int(allp[:, 1].max()) + 6))
+        box = self._hulls_box(frame, ha + hb, 5)  # (room for the steps sampled outside the outlines)
         if box[2] - box[0] < 8 or box[3] - box[1] < 8:
             return None
         crop = cv2.GaussianBlur(frame[box[1]:box[3], box[0]:box[2]].astype(np.float32), (0, 0), 1.0)
