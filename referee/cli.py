@@ -222,6 +222,30 @@ def calibrate_board(image, profile_arg, camera_path, out, overlay) -> None:
     click.echo(report)
 
 
+@calibrate.command("pieces")
+@click.argument("photos", nargs=-1, type=click.Path())
+@click.option("--calibration", "calibration", type=click.Path(), required=True,
+              help="calibration.json from 'tableref calibrate board'")
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="calibration to write, beside the other (default: update it)")
+@click.option("--overlay", type=click.Path(dir_okay=False), default=None,
+              help="the first photo, its pieces named with the learned colours")
+def calibrate_pieces(photos, calibration, out, overlay) -> None:
+    """Learn the pieces' colours from PHOTOS of the calibrated table ("show the pieces").
+
+    Lay out at least one piece of every colour on the boards, apart, under the light you will play
+    in, and photograph the table with the camera you calibrated.  The pieces are found, their
+    colours clustered and named, and the calibration keeps what this set looks like on this table
+    (a navy "blue", an ivory "white"): the referee then names pieces by those, not by textbook
+    colours.
+    """
+    from vision.api import learn_colours_files
+
+    for line in learn_colours_files([Path(p) for p in photos], Path(calibration), Path(out) if out else None,
+                                    Path(overlay) if overlay else None):
+        click.echo(line)
+
+
 @main.group(cls=_Group)
 def profile() -> None:
     """Board profiles: show, validate, learn a new board."""

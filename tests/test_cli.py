@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from referee.cli import main
 
-VERBS = [[], ["calibrate"], ["calibrate", "camera"], ["calibrate", "board"], ["profile"], ["profile", "learn"],
+VERBS = [[], ["calibrate"], ["calibrate", "camera"], ["calibrate", "board"], ["calibrate", "pieces"], ["profile"], ["profile", "learn"],
          ["detect"], ["replay"], ["live"], ["serve"], ["simulate"], ["simulate", "scene"], ["simulate", "fixtures"],
          ["simulate", "profiles"], ["bench"], ["bench", "calibration"], ["bench", "accuracy"], ["bench", "speed"]]
 
@@ -53,3 +53,21 @@ def test_usage_errors_exit_2():
     r = run("simulate", "scene", "--game", "chess", "-o", "x.jpg")
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
+
+
+def test_calibrate_pieces_without_pieces_is_one_line_and_writes_nothing(tmp_path):
+    """'tableref calibrate pieces' on a photo with no piece in it, or told to write elsewhere than
+    beside the calibration: one line, exit status 2, the calibration unchanged."""
+    from pathlib import Path
+
+    empty = Path(__file__).resolve().parent.parent / "fixtures" / "scenes" / "pitrush" / "empty.jpg"
+    r = run("calibrate", "board", str(empty), "--profile", "pitrush", "-o", str(tmp_path / "cal.json"))
+    assert r.returncode == 0, r.stderr
+    before = (tmp_path / "cal.json").read_bytes()
+    r = run("calibrate", "pieces", str(empty), "--calibration", str(tmp_path / "cal.json"))
+    assert_one_line_error(r, "no pieces found", "lay out")
+    (tmp_path / "other").mkdir()
+    r = run("calibrate", "pieces", str(empty), "--calibration", str(tmp_path / "cal.json"),
+            "-o", str(tmp_path / "other" / "cal.json"))
+    assert_one_line_error(r, "beside")
+    assert (tmp_path / "cal.json").read_bytes() == before and not list((tmp_path / "other").iterdir())

@@ -137,6 +137,88 @@ def test_colour_names_of_textbook_colours():
         assert namer.name(np.array(bgr, float))[0] == name
 
 
+def _lab_of_bgr(bgr) -> np.ndarray:
+    import cv2
+
+    return cv2.cvtColor(np.float32([[bgr]]) / 255.0, cv2.COLOR_BGR2Lab).reshape(3)
+
+
+def test_colours_learned_from_the_pieces_shown_name_a_navy_set_right():
+    """Discs of a set whose blue is navy: by the nearest textbook colour they are black.  Clustered
+    with the other colours shown and the clusters named together, navy is learned as this set's
+    blue, and then named so (black stays black)."""
+    from vision.colors import learn_colours
+
+    six = ["black", "blue", "green", "red", "white", "yellow"]
+    rng = np.random.default_rng(3)
+    shown = {"black": (28, 28, 30), "blue": (75, 35, 15), "green": (60, 150, 40), "red": (40, 40, 200),
+             "white": (205, 228, 236), "yellow": (40, 210, 235)}
+    labs, truth = [], []
+    for name, bgr in shown.items():
+        for _ in range(3):
+            labs.append(_lab_of_bgr(np.clip(np.array(bgr) + rng.normal(0, 3, 3), 0, 255)))
+            truth.append(name)
+    textbook = ColorNamer(six)
+    assert [textbook.name_lab(v)[0] for v in labs].count("black") == 6  # the navy ones too
+    learned, counts = learn_colours(np.array(labs), [six] * len(labs))
+    assert counts == {n: 3 for n in six}
+    namer = ColorNamer(six, learned)
+    assert [namer.name_lab(v)[0] for v in labs] == truth
+
+
+def test_colours_are_learned_per_kind_and_unshown_ones_keep_the_textbook():
+    """Colours are clustered among the pieces of kinds that come in the same colours (a grey meteor
+    is not one of the figures' colours); a colour no piece showed is not learned."""
+    from vision.colors import learn_colours
+
+    figures, rocks = ["red", "blue", "yellow"], ["grey"]
+    labs = [_lab_of_bgr(c) for c in [(40, 40, 200), (40, 40, 190), (200, 90, 30), (110, 118, 126), (120, 120, 128)]]
+    learned, counts = learn_colours(np.array(labs), [figures, figures, figures, rocks, rocks])
+    assert counts == {"red": 2, "blue": 1, "grey": 2} and "yellow" not in learned
+    assert np.allclose(learned["grey"], np.median(labs[3:], axis=0), atol=0.01)
+
+
+def test_calibrate_pieces_learns_a_sets_colours_from_a_photo_of_them(tmp_path):
+    """A PitRush set with navy and ivory discs on a bench table: named by textbook colours, navy
+    discs are called black; after 'tableref calibrate pieces' on a photo of another layout of the
+    set, every disc seen in the first photo is named right."""
+    import cv2
+
+    from simulator.api import simulate
+    from tableref.files import write_image
+    from vision.api import learn_colours_files, load_detector
+
+    tint = {"blue": (0.55, 0.55, 0.9), "white": (0.78, 0.92, 1.0)}  # BGR factors: navy, ivory
+
+    def photo(k: int):
+        scene, res = simulate("pitrush", 7003, (1920, 1080), pieces_seed=k)
+        img = res.image.astype(np.float32)
+        for p in scene.pieces:
+            if p.color in tint:
+                img[res.label == p.id] *= np.float32(tint[p.color])
+        return scene, np.clip(img, 0, 255).astype(np.uint8)
+
+    _, empty = simulate("pitrush", 7003, (1920, 1080), empty=True)
+    cv2.imwrite(str(tmp_path / "empty.png"), empty.image)
+    from calibration.api import calibrate_board_files
+
+    calibrate_board_files(tmp_path / "empty.png", "pitrush", None, tmp_path / "cal.json", None)
+    scene, play = photo(1)
+    _, show = photo(2)
+    write_image(tmp_path / "show.png", show)
+
+    def wrong_colours():
+        det = load_detector(tmp_path / "cal.json")
+        j = det.detect(play).judgement
+        s = score_scene(j, scene.pieces, scene.camera(), det.cal.camera, "pitrush")
+        return [(t, d) for t, d, _ in s.verdicts["color"] if d != "unknown" and t != d]
+
+    assert ("blue", "black") in wrong_colours()
+    lines = learn_colours_files([tmp_path / "show.png"], tmp_path / "cal.json")
+    assert any(line.split()[0] == "blue" for line in lines[1:])
+    assert wrong_colours() == []
+
+
 def test_a_ship_on_another_is_posed_layer_by_layer_where_k_means_halves_the_pair():
     """The outline of a ship lying on another one, 2 mm apart and turned 180 degrees: k-means splits
     the outline into two halves and poses a ship on each; started layer by layer (the top ship on

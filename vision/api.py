@@ -48,3 +48,57 @@ def detect_file(image_path: str | Path, detector: Detector) -> FrameResult:
         raise InputError(f"{image_path}: is {img.shape[1]}x{img.shape[0]}, the calibration is for {w}x{h}",
                          "photograph with the camera and resolution you calibrated")
     return detector.detect(img)
+
+
+def learn_colours_files(photos: list[Path], calibration_path: Path, out: Path | None = None,
+                        overlay: Path | None = None) -> list[str]:
+    """``tableref calibrate pieces``: learn the pieces' colours from "show the pieces" photos (the
+    calibrated table with at least one piece of every colour on the boards) into the calibration's
+    ``appearance.colors``.  Returns the report's lines.  Nothing is written when a photo is refused."""
+    import numpy as np
+
+    from tableref.files import write_image, write_json
+
+    from .colors import PROTOTYPES_RGB, _lab, learn_colours
+
+    out = Path(out) if out is not None else Path(calibration_path)
+    if out.resolve().parent != Path(calibration_path).resolve().parent:
+        raise InputError(f"{out}: write the calibration beside {calibration_path}",
+                         "its photo of the empty table and its profile are found relative to it")
+    if not photos:
+        raise InputError("no photos given", "give a photo of the calibrated table with a piece of every colour on it")
+    det = load_detector(calibration_path)
+    det.cal.data.appearance.pop("colors", None)  # learned from textbook colours, not from an older lesson
+    frames = [read_image(p) for p in photos]
+    labs, choices = [], []
+    for p, img in zip(photos, frames):
+        res = detect_file(p, det)
+        lab, ch = det.piece_colours(img, res)
+        seen = ~np.isnan(lab).any(axis=1)
+        if not seen.any():
+            raise InputError(f"{p}: no pieces found on the boards", "lay out at least one piece of every colour on the "
+                             "boards, in view and apart, and take the photo again")
+        labs.append(lab[seen])
+        choices += [c for c, s in zip(ch, seen) if s]
+    learned, counts = learn_colours(np.concatenate(labs), choices)
+    data = det.cal.data.model_copy(deep=True)
+    data.appearance["colors"] = learned
+    data.appearance["colors_from"] = {"photos": [Path(p).name for p in photos], "pieces": counts}
+    lines = [f"wrote {out}: the colours of {sum(counts.values())} piece(s) in {len(photos)} photo(s)"]
+    every = sorted({n for c in choices for n in c if n in PROTOTYPES_RGB})
+    for n in every:
+        if n in learned:
+            L, a, b = learned[n]
+            dE = float(np.linalg.norm(np.asarray(learned[n]) - _lab(PROTOTYPES_RGB[n])[0]))
+            lines.append(f"  {n:<8} {counts[n]:3d} piece(s)   L {L:5.1f}  a {a:6.1f}  b {b:6.1f}   "
+                         f"{dE:5.1f} from the textbook colour")
+        else:
+            lines.append(f"  {n:<8}   not shown: the textbook colour is kept")
+    if overlay is not None:
+        from .overlay import draw_judgement
+
+        det.cal.data.appearance["colors"] = learned
+        write_image(overlay, draw_judgement(frames[0], det.detect(frames[0]).judgement, det.cal))
+        lines.append(f"  overlay: {overlay} (the first photo named with the learned colours: check them)")
+    write_json(out, data)
+    return lines

@@ -90,3 +90,69 @@ def white_balance_gains(photo_px: np.ndarray, picture_px: np.ndarray) -> list[fl
 def apply_gains(bgr: np.ndarray, gains) -> np.ndarray:
     g = np.asarray(gains, dtype=np.float32).reshape(1, 1, 3) if np.ndim(bgr) == 3 else np.asarray(gains, np.float32)
     return np.clip(bgr.astype(np.float32) * g, 0, 255)
+
+
+def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 50
+                  ) -> tuple[dict[str, list[float]], dict[str, int]]:
+    """Colour prototypes learned from pieces seen in "show the pieces" photos (white-balanced CIE Lab).
+
+    ``labs`` (n, 3): each piece's colour; ``choices[i]``: the colour names piece i's kind comes in.
+    The pieces of kinds that come in the same colours are clustered into as many clusters as there
+    are colours (k-medians in Lab, started from the textbook prototypes), or fewer where two come
+    out near one another (a colour not shown, another split in two), then the clusters are named so that the names' textbook prototypes lie
+    nearest overall (one name per cluster): a set whose blue is navy, or a lamp that turns red
+    towards magenta, gets prototypes of what this table shows, where naming each piece by the
+    nearest textbook colour would have called the navy discs black.  So the photo should show
+    every colour at least once; the colours of a kind that no cluster was named keep their
+    textbook prototypes.  Returns the learned prototypes and how many pieces each was learned from.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    labs = np.asarray(labs, dtype=np.float32).reshape(-1, 3)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, c in enumerate(choices):
+        names = tuple(sorted(n for n in set(c) if n in PROTOTYPES_RGB))
+        if names:
+            groups.setdefault(names, []).append(i)
+    learned: dict[str, list[float]] = {}
+    counts: dict[str, int] = {}
+    for names, idx in groups.items():
+        X = labs[idx]
+        protos = np.array([_lab(PROTOTYPES_RGB[n])[0] for n in names], np.float32)
+        # two clusters nearer than a quarter of the closest two of these colours' textbook prototypes
+        # are one colour split in two (a colour not shown): fewer clusters are taken then
+        near = 0.25 * float(min((np.linalg.norm(a - b) for i, a in enumerate(protos) for b in protos[i + 1:]),
+                                default=np.inf))
+        for k in range(min(len(names), len(X)), 0, -1):
+            C, owner = _k_medians(X, protos, k, max_rounds)
+            gaps = [np.linalg.norm(a - b) for i, a in enumerate(C) for b in C[i + 1:]]
+            if not gaps or min(gaps) >= near:
+                break
+        namer = ColorNamer(list(names))
+        rows, cols = linear_sum_assignment(np.array([namer.distances(c) for c in C]))
+        for j, n in zip(rows, cols):
+            learned[names[n]] = [round(float(v), 2) for v in C[j]]
+            counts[names[n]] = int((owner == j).sum())
+    return learned, counts
+
+
+def _k_medians(X: np.ndarray, protos: np.ndarray, k: int, max_rounds: int) -> tuple[np.ndarray, np.ndarray]:
+    """k clusters of colours X (n, 3; Lab): the centres (medians) and each colour's cluster.  Started
+    from the ``k`` of the textbook ``protos`` nearest the colours; a cluster left empty restarts at
+    the colour its cluster explains worst."""
+    d0 = np.linalg.norm(X[:, None] - protos[None], axis=2)
+    C = protos[np.argsort(d0.min(axis=0))[:k]] if k < len(protos) else protos.copy()
+    owner = None
+    for _ in range(max_rounds):
+        d = np.linalg.norm(X[:, None] - C[None], axis=2)
+        a = d.argmin(axis=1)
+        for j in range(k):
+            if not (a == j).any():
+                worst = d[np.arange(len(X)), a]
+                worst[[(a == a[m]).sum() < 2 for m in range(len(X))]] = -1  # (never empty another)
+                a[int(worst.argmax())] = j
+        if owner is not None and np.array_equal(a, owner):
+            break
+        owner = a
+        C = np.array([np.median(X[a == j], axis=0) for j in range(k)], np.float32)
+    return C, owner

@@ -82,6 +82,7 @@ class FrameResult:
     _refits: dict = field(default_factory=dict, repr=False)
     _small: np.ndarray | None = field(default=None, repr=False)  # the frame at the change map's scale
     _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
+    _cands: list[Candidate] = field(default_factory=list, repr=False)  # the pieces, in the judgement's order
 
 
 def _fits_well(c: Candidate) -> bool:
@@ -235,7 +236,32 @@ class Detector:
                         [c.pit_margin for c in cands], self.cfg)
         t3 = time.perf_counter()
         return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2}, reused,
-                           regions, self._refits_now, ch.small, id(self))
+                           regions, self._refits_now, ch.small, id(self), cands)
+
+    def piece_colours(self, frame: np.ndarray, result: FrameResult) -> tuple[np.ndarray, list[list[str]]]:
+        """What ``vision.colors.learn_colours`` learns from: each piece of ``result`` (this detector's
+        judgement of ``frame``) in the colour the photo shows it, white-balanced CIE Lab from where
+        no other piece covers it (NaN for a piece not seen), and the colours its kind comes in."""
+        cands = result._cands
+        hulls = [c.fit.hulls(self.cam) for c in cands]
+        labs = np.full((len(cands), 3), np.nan, np.float32)
+        choices = []
+        for i, c in enumerate(cands):
+            choices.append([n for n, ss in self.shapes.items() if any(s.kind == c.fit.shape.kind for s in ss)])
+            if c.hidden or not len(hulls[i]):
+                continue
+            box = self._hulls_box(frame, hulls[i], 1)
+            if box[2] - box[0] < 3 or box[3] - box[1] < 3:
+                continue
+            own = silhouette_mask(hulls[i], box).astype(bool)
+            for k, h in enumerate(hulls):
+                if k != i and len(h):
+                    own &= ~silhouette_mask(h, box).astype(bool)
+            # (off its outline: blur mixes the board in there)
+            own = cv2.erode(own.astype(np.uint8), np.ones((3, 3), np.uint8))
+            if np.count_nonzero(own) >= 6:
+                labs[i] = self._lab_of(frame, own, box)
+        return labs, choices
 
     def _region_box(self, frame: np.ndarray, bbox) -> tuple[int, int, int, int]:
         """A region's box grown by the few px the coarse change map's outline may be off (image px)."""
@@ -544,7 +570,7 @@ class Detector:
         for s, up in self._shape_options():
             ratio = area_px / max(self._expected_area_px(s, xy), 1.0)
             choices = [c for c, ss in self.shapes.items() if any(q.kind == s.kind for q in ss)]
-            cdist = float(np.min(ColorNamer(choices).distances(lab)))
+            cdist = float(np.min(self._namer(choices).distances(lab)))
             options.append((s, up, ratio, cdist))
         # a region whose colour fits no piece of a kind is not tried as that kind (unless nothing
         # fits); how well a colour fits is judged against the best fit (a light unlike the
@@ -700,12 +726,17 @@ class Detector:
         mmpp = float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0])
         return 2.0 * float(cv2.distanceTransform(np.pad(own, 1), cv2.DIST_L2, 3).max()) * mmpp
 
+    def _namer(self, names: list[str]) -> ColorNamer:
+        """Names among ``names``, by the colours learned at calibration where there are some
+        ('tableref calibrate pieces'), else by textbook ones."""
+        return ColorNamer(names, (self.cal.data.appearance or {}).get("colors"))
+
     def _named(self, frame: np.ndarray, f: Fit, comp: np.ndarray, box) -> Candidate:
         """Name a posed piece's colour from the pixels of its silhouette."""
         m = silhouette_mask(f.hulls(self.cam), box) & comp
         colour_lab = self._lab_of(frame, m if m.sum() >= 6 else comp, box)
         choices = [c for c, ss in self.shapes.items() if any(s.kind == f.shape.kind for s in ss)]
-        namer = ColorNamer(choices, (self.cal.data.appearance or {}).get("colors"))
+        namer = self._namer(choices)
         d = namer.distances(colour_lab)
         i = int(np.argmin(d))
         name = namer.names[i]
@@ -1050,7 +1081,7 @@ class Detector:
         both = cv2.erode(silhouette_mask(ha, box) & silhouette_mask(hb, box), np.ones((5, 5), np.uint8))
         if np.count_nonzero(both) < 20:
             return None
-        namer = ColorNamer([ca, cb], (self.cal.data.appearance or {}).get("colors"))
+        namer = self._namer([ca, cb])
         d = namer.distances(self._lab_of(frame, both, box))
         if min(d) > 0.7 * max(d):
             return None
