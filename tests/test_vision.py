@@ -166,6 +166,15 @@ def test_colours_learned_from_the_pieces_shown_name_a_navy_set_right():
     assert [namer.name_lab(v)[0] for v in labs] == truth
 
 
+def test_a_grey_learned_with_a_cast_names_its_pieces_grey():
+    """Under a lamp a grey set may show a bluish cast; learned so, a grey piece near it is grey, not
+    the (learned) blue a few units further on: the chroma counted against a grey is its distance
+    from the grey's own, not from none."""
+    namer = ColorNamer(["grey", "blue"], {"grey": [50.0, 15.0, -30.0], "blue": [45.0, 28.0, -60.0]})
+    assert namer.name_lab(np.array([50.0, 17.0, -35.0]))[0] == "grey"
+    assert namer.name_lab(np.array([46.0, 26.0, -56.0]))[0] == "blue"
+
+
 def test_colours_are_learned_per_kind_and_unshown_ones_keep_the_textbook():
     """Colours are clustered among the pieces of kinds that come in the same colours (a grey meteor
     is not one of the figures' colours); a colour no piece showed is not learned."""

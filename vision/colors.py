@@ -63,8 +63,9 @@ class ColorNamer:
         for n, (pL, pa, pb) in zip(self.names, self.protos):
             pc = np.hypot(pa, pb)
             if n in ACHROMATIC or pc < 12:
-                # achromatic prototypes: lightness matters, chroma is a penalty
-                out.append(abs(L - pL) * 1.0 + max(0.0, c - 12) * 1.5)
+                # achromatic prototypes: lightness matters, chroma away from the prototype's is a
+                # penalty (a textbook grey has none; one learned under a lamp may have a cast)
+                out.append(abs(L - pL) * 1.0 + max(0.0, float(np.hypot(a - pa, b - pb)) - 12) * 1.5)
             else:
                 # chromatic: hue angle and chroma first, lightness weakly
                 dh = np.hypot(a - pa, b - pb)
