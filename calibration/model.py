@@ -21,7 +21,6 @@ import numpy as np
 import pydantic
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
-from shapely.ops import unary_union
 
 from tableref.errors import CalibrationRejected
 from tableref.files import FileModel, Part, load_model
@@ -147,6 +146,17 @@ def polygon_to_rings(poly: Polygon) -> list[list[XY]]:
     return [_ring(poly.exterior.coords)] + [_ring(h.coords) for h in poly.interiors]
 
 
+def union(geoms) -> shapely.Geometry:
+    """The union of shapely geometries (mm or px).  GEOS's overlay can fail on valid inputs whose
+    edges nearly coincide ("side location conflict": nine tiles placed edge to edge, buffered by 3
+    mm, under GEOS 3.14); then the union is taken again with coordinates snapped to a nanometre
+    grid, which always succeeds."""
+    try:
+        return shapely.union_all(geoms)
+    except shapely.errors.GEOSException:
+        return shapely.union_all(geoms, grid_size=1e-6)
+
+
 class Layout:
     """Table-frame geometry of a profile's tiles at given placements (mm)."""
 
@@ -176,8 +186,8 @@ class Layout:
         if not polys:
             return MultiPolygon()
         r = self.crack_mm / 2
-        closed = unary_union([p.buffer(r, join_style="mitre") for p in polys]).buffer(-r, join_style="mitre")
-        merged = unary_union([closed] + polys)
+        closed = union([p.buffer(r, join_style="mitre") for p in polys]).buffer(-r, join_style="mitre")
+        merged = union([closed] + polys)
         if isinstance(merged, Polygon):
             merged = MultiPolygon([merged])
         return merged

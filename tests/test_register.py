@@ -227,3 +227,18 @@ def test_a_tile_missed_by_the_features_is_found_in_its_grid_cell_under_a_steep_v
     e = compare(reg.calibration, prof, scene.camera(), scene.placements)
     assert e.identity_ok and e.rotation_ok and e.corner_mm.max() < 2.0
     assert Calibration(reg.calibration).problems() == []
+
+
+def test_union_of_tiles_placed_edge_to_edge_does_not_fail():
+    """Nine Pitch Fleet tiles as a first pose put them (bench scene 7000), closed over cracks of 6
+    mm: GEOS 3.14's overlay fails on these valid polygons ("side location conflict") and the
+    photo's registration failed with it; the union falls back to a nanometre snapping grid."""
+    import shapely
+
+    from calibration.model import union
+
+    tiles = [shapely.Polygon(p) for p in [[(-11.662297475, -396.802576373), (188.305264759, -400.404527818), (191.907216203, -200.436965584), (-8.060346031, -196.835014139)], [(-403.88588262, -384.807495459), (-203.966358493, -390.480578638), (-198.293275314, -190.561054511), (-398.212799441, -184.887971332)], [(-194.452748529, 4.080887813), (-394.34771405, 10.561841412), (-400.828667649, -189.333124108), (-200.933702129, -195.814077708)], [(-5.25448467, -1.037337611), (194.74264626, -2.108607805), (195.813916454, 197.888523125), (-4.183214476, 198.959793319)], [(-196.69577662, 210.223203145), (-198.903362195, 10.235387101), (1.084453849, 8.027801526), (3.292039424, 208.01561757)], [(-7.061121884, -199.079814879), (-2.912735972, 0.877157729), (-202.869708579, 5.025543641), (-207.018094492, -194.931428967)], [(-207.298142662, -195.302838305), (-207.065333929, -395.302702805), (-7.065469429, -395.069894073), (-7.298278161, -195.070029572)], [(-393.589746456, -0.245923383), (-193.612248941, -3.246004636), (-190.612167687, 196.731492879), (-390.589665203, 199.731574133)], [(0.0, -200.0), (200.0, -200.0), (200.0, 0.0), (0.0, 0.0)]]]
+    closed = union([p.buffer(3.0, join_style="mitre") for p in tiles]).buffer(-3.0, join_style="mitre")
+    merged = union([closed] + tiles)
+    assert merged.is_valid and merged.geom_type == "Polygon"
+    assert abs(merged.area - closed.area) < 1e-3 * closed.area and merged.area > 8 * 40000  # (first poses overlap)

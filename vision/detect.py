@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 import shapely
 
-from calibration.model import Calibration
+from calibration.model import Calibration, union
 from calibration.profile import BoardProfile
 from tableref.config import VisionConfig
 
@@ -1099,7 +1099,7 @@ class Detector:
         if box[2] - box[0] < 8 or box[3] - box[1] < 8:
             return None
         crop = cv2.GaussianBlur(frame[box[1]:box[3], box[0]:box[2]].astype(np.float32), (0, 0), 1.0)
-        sil = [shapely.union_all([shapely.Polygon(q) for q in hh]).buffer(0) for hh in (ha, hb)]
+        sil = [union([shapely.Polygon(q) for q in hh]).buffer(0) for hh in (ha, hb)]
         # (a piece's silhouette is one patch; should its hulls' union come apart, its convex hull)
         sil = [q if q.geom_type == "Polygon" else q.convex_hull for q in sil]
         if any(q.geom_type != "Polygon" for q in sil):

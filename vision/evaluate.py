@@ -14,6 +14,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from calibration.camera import CameraModel
+from calibration.model import union
 
 from .judgement import Judgement
 
@@ -36,7 +37,6 @@ class SceneScore:
 def covered_fraction(truth_pieces) -> np.ndarray:
     """For each true piece, the fraction of its footprint that pieces resting higher cover (seen
     from above: a disc in a pit under a stacked disc is hidden from a camera overhead)."""
-    import shapely
     from shapely.geometry import Polygon
 
     polys = [Polygon(p.footprint_mm).buffer(0) for p in truth_pieces]
@@ -44,7 +44,7 @@ def covered_fraction(truth_pieces) -> np.ndarray:
     for i, p in enumerate(truth_pieces):
         above = [polys[k] for k, q in enumerate(truth_pieces) if k != i and q.base_mm > p.base_mm + 1e-6]
         if above and polys[i].area > 0:
-            out[i] = shapely.union_all(above).intersection(polys[i]).area / polys[i].area
+            out[i] = union(above).intersection(polys[i]).area / polys[i].area
     return out
 
 
