@@ -187,6 +187,18 @@ def test_colours_are_learned_per_kind_and_unshown_ones_keep_the_textbook():
     assert np.allclose(learned["grey"], np.median(labs[3:], axis=0), atol=0.01)
 
 
+def test_a_colour_not_shown_is_not_learned_from_another_split_in_two():
+    """A photo of the pieces with no blue figure: its two red figures, one in shade and one lit
+    (CIE Lab 24 apart, bench scene 7029), come out as two clusters, and the one named blue (the name
+    left) is a red: it cannot be a blue at all (its hue 90 degrees off), so blue is not learned."""
+    from vision.colors import learn_colours
+
+    figures = ["red", "blue", "yellow"]
+    labs = np.array([[40.5, 58.7, 36.3], [53.1, 48.3, 20.8], [79.0, 3.5, 66.0], [76.0, 3.8, 70.2], [74.7, 3.6, 71.5]])
+    learned, counts = learn_colours(labs, [figures] * len(labs))
+    assert "blue" not in learned and set(learned) == {"red", "yellow"} and counts["yellow"] == 3
+
+
 def test_calibrate_pieces_learns_a_sets_colours_from_a_photo_of_them(tmp_path):
     """A PitRush set with navy and ivory discs on a bench table: named by textbook colours, navy
     discs are called black; after 'tableref calibrate pieces' on a photo of another layout of the

@@ -104,8 +104,8 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
     nearest overall (one name per cluster): a set whose blue is navy, or a lamp that turns red
     towards magenta, gets prototypes of what this table shows, where naming each piece by the
     nearest textbook colour would have called the navy discs black.  So the photo should show
-    every colour at least once; the colours of a kind that no cluster was named keep their
-    textbook prototypes.  Returns the learned prototypes and how many pieces each was learned from.
+    every colour at least once; the colours of a kind that no cluster was named (or whose cluster
+    cannot be that colour at all, see :func:`_could_be`) keep their textbook prototypes.  Returns the learned prototypes and how many pieces each was learned from.
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -132,9 +132,27 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
         namer = ColorNamer(list(names))
         rows, cols = linear_sum_assignment(np.array([namer.distances(c) for c in C]))
         for j, n in zip(rows, cols):
-            learned[names[n]] = [round(float(v), 2) for v in C[j]]
-            counts[names[n]] = int((owner == j).sum())
+            if _could_be(C[j], names[n]):
+                learned[names[n]] = [round(float(v), 2) for v in C[j]]
+                counts[names[n]] = int((owner == j).sum())
     return learned, counts
+
+
+MAX_HUE_SHIFT_DEG = 60.0   # a set's colour (its plastic, the lamp) turns a named colour's hue by less
+MAX_GREY_CHROMA = 35.0     # ... and leaves an achromatic one (black, grey, silver, white) about this grey
+
+
+def _could_be(lab: np.ndarray, name: str) -> bool:
+    """Whether a cluster's colour (Lab) can be the set's ``name`` at all: within MAX_HUE_SHIFT_DEG of
+    the textbook hue for a chromatic name, no more chroma than MAX_GREY_CHROMA for an achromatic
+    one.  A colour the photo did not show leaves another one split in two clusters, one of them
+    named after the colour not shown (a second red as the blue): that one is not learned."""
+    p = _lab(PROTOTYPES_RGB[name])[0]
+    c, pc = float(np.hypot(lab[1], lab[2])), float(np.hypot(p[1], p[2]))
+    if name in ACHROMATIC or pc < 12:
+        return c <= MAX_GREY_CHROMA
+    turn = abs((np.degrees(np.arctan2(lab[2], lab[1]) - np.arctan2(p[2], p[1])) + 180.0) % 360.0 - 180.0)
+    return c >= 10.0 and turn <= MAX_HUE_SHIFT_DEG
 
 
 def _k_medians(X: np.ndarray, protos: np.ndarray, k: int, max_rounds: int) -> tuple[np.ndarray, np.ndarray]:

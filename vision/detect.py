@@ -40,7 +40,7 @@ from calibration.model import Calibration, union
 from calibration.profile import BoardProfile
 from tableref.config import VisionConfig
 
-from .colors import ColorNamer
+from .colors import PROTOTYPES_RGB, ColorNamer
 from .detections import Detections
 from .fit import Fit, fast_pose, fit_layers, fit_many, fit_one, main_axis, outline_points, split_points
 from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
@@ -574,8 +574,9 @@ class Detector:
             options.append((s, up, ratio, cdist))
         # a region whose colour fits no piece of a kind is not tried as that kind (unless nothing
         # fits); how well a colour fits is judged against the best fit (a light unlike the
-        # calibration's pales every colour alike)
-        near = max(40.0, min(o[3] for o in options) + 20.0)
+        # calibration's pales every colour alike), on the scale of the colours' spread
+        k = self._colour_spread()
+        near = max(40.0 * k, min(o[3] for o in options) + 20.0 * k)
         plausible = [o for o in options if o[3] < near]
 
         def attempt(s, up, kk):
@@ -725,6 +726,20 @@ class Detector:
         own = (comp & self._uncovered(comp, masks, i)).astype(np.uint8)
         mmpp = float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0])
         return 2.0 * float(cv2.distanceTransform(np.pad(own, 1), cv2.DIST_L2, 3).max()) * mmpp
+
+    def _colour_spread(self) -> float:
+        """How close the game's piece colours lie to one another on this table, against the textbook
+        colours (1 without colours learned at calibration; 0.5 where the two nearest learned ones
+        lie half as far apart as the two nearest textbook ones: a lamp that turned red towards
+        magenta and grey towards blue).  Colour tolerances are on that scale."""
+        names = [n for n in self.shapes if n in PROTOTYPES_RGB]
+        if len(names) < 2 or not (self.cal.data.appearance or {}).get("colors"):
+            return 1.0
+
+        def nearest_two(namer: ColorNamer) -> float:
+            d = np.array([namer.distances(p) for p in namer.protos])
+            return float(np.min(d + np.diag(np.full(len(d), np.inf))))
+        return float(np.clip(nearest_two(self._namer(names)) / max(nearest_two(ColorNamer(names)), 1e-6), 0.1, 1.0))
 
     def _namer(self, names: list[str]) -> ColorNamer:
         """Names among ``names``, by the colours learned at calibration where there are some
