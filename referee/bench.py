@@ -150,7 +150,8 @@ def _acc_job(args) -> AccRow:
     from vision.detect import Detector
     from vision.evaluate import score_scene
 
-    game, seed, size, true_cal = args
+    game, seed, size, true_cal = args[:4]
+    learn = len(args) > 4 and args[4]
     one_core()
     prof = BoardProfile.builtin(game)
     empty_scene, empty = cached_scene(game, seed, size, empty=True)
@@ -164,6 +165,8 @@ def _acc_job(args) -> AccRow:
             cf = register(empty, prof).calibration
         cal = Calibration(cf)
         det = Detector(cal, prof, empty)
+        if learn:
+            _learn_colours(det, cached_scene(game, seed, size, empty=False, layout=2)[1])
         t0 = time.process_time()
         res = det.detect(img)
         ms = (time.process_time() - t0) * 1000
@@ -174,9 +177,21 @@ def _acc_job(args) -> AccRow:
                   hidden=s.missed_hidden, review=int(res.judgement.review.sum()), unseen=s.missed_unseen)
 
 
+def _learn_colours(det, show) -> None:
+    """The pieces' colours learned from a "show the pieces" photo of the detector's table (as
+    'tableref calibrate pieces' does): here another layout of the scene's pieces, same table, light
+    and camera."""
+    from vision.colors import learn_colours
+
+    labs, choices = det.piece_colours(show, det.detect(show))
+    seen = ~np.isnan(labs).any(axis=1)
+    det.cal.data.appearance["colors"] = learn_colours(labs[seen], [c for c, s in zip(choices, seen) if s])[0]
+
+
 def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,
-                   on_row=None):
-    return _run_jobs(_acc_job, [(g, 7000 + s, size, true_cal) for g in games for s in range(scenes)], workers, on_row)
+                   on_row=None, learn_colours: bool = False):
+    return _run_jobs(_acc_job, [(g, 7000 + s, size, true_cal, learn_colours) for g in games for s in range(scenes)],
+                     workers, on_row)
 
 
 # ------------------------------------------------------------------------------------ speed

@@ -589,7 +589,10 @@ def bench_calibration(scenes, games, size, workers) -> None:
 @click.option("--size", default="1920x1080", show_default=True)
 @click.option("--workers", type=int, default=2, show_default=True)
 @click.option("--true-calibration", is_flag=True, help="judge against the exact calibration (isolates vision)")
-def bench_accuracy(scenes, games, size, workers, true_calibration) -> None:
+@click.option("--learn-colours", is_flag=True,
+              help="name colours as learned from a photo of another layout of each table (as 'tableref calibrate "
+                   "pieces' does; renders that photo too)")
+def bench_accuracy(scenes, games, size, workers, true_calibration, learn_colours) -> None:
     """Verdict accuracy, centre error, missed and false pieces over simulated scenes."""
     from collections import Counter
 
@@ -604,9 +607,11 @@ def bench_accuracy(scenes, games, size, workers, true_calibration) -> None:
     gs = _games_opt(games)
     todo = [None] * (scenes * len(gs))
     it = iter(track(todo, description="judging", console=Console(stderr=True)))
-    rows = run(scenes, gs, _parse_size(size), workers, true_calibration, on_row=lambda r: next(it, None))
+    rows = run(scenes, gs, _parse_size(size), workers, true_calibration, on_row=lambda r: next(it, None),
+               learn_colours=learn_colours)
     summary = Table(title=f"tableref bench accuracy ({size}, {scenes} scenes per game"
-                          + (", exact calibration)" if true_calibration else ", calibrated from the empty photo)"))
+                          + (", exact calibration" if true_calibration else ", calibrated from the empty photo")
+                          + (", colours learned from another layout)" if learn_colours else ")"))
     for c in ("game", "pieces", "missed (hidden under others, out of the photo)", "false/scene", "centre median mm",
               "centre p99 mm", "verdicts right (margin >= 1.5 mm)", "all verdicts right", "review", "ms median"):
         summary.add_column(c, justify="right")
