@@ -59,7 +59,7 @@ def learn_colours_files(photos: list[Path], calibration_path: Path, out: Path | 
 
     from tableref.files import write_image, write_json
 
-    from .colors import PROTOTYPES_RGB, _lab, learn_colours
+    from .colors import PROTOTYPES_RGB, learn_colours, textbook_lab
 
     out = Path(out) if out is not None else Path(calibration_path)
     if out.resolve().parent != Path(calibration_path).resolve().parent:
@@ -89,7 +89,7 @@ def learn_colours_files(photos: list[Path], calibration_path: Path, out: Path | 
     for n in every:
         if n in learned:
             L, a, b = learned[n]
-            dE = float(np.linalg.norm(np.asarray(learned[n]) - _lab(PROTOTYPES_RGB[n])[0]))
+            dE = float(np.linalg.norm(np.asarray(learned[n]) - textbook_lab(n)))
             lines.append(f"  {n:<8} {counts[n]:3d} piece(s)   L {L:5.1f}  a {a:6.1f}  b {b:6.1f}   "
                          f"{dE:5.1f} from the textbook colour")
         else:

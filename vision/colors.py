@@ -27,6 +27,11 @@ def _lab(rgb) -> np.ndarray:
     return cv2.cvtColor(a, cv2.COLOR_RGB2Lab).reshape(-1, 3)
 
 
+def textbook_lab(name: str) -> np.ndarray:
+    """The textbook prototype of a colour name, CIE Lab (L 0..100)."""
+    return _lab(PROTOTYPES_RGB[name])[0]
+
+
 class ColorNamer:
     """Names a (white-balanced) colour among the colours a game's pieces can have."""
 
@@ -37,7 +42,7 @@ class ColorNamer:
             if learned and n in learned:
                 protos.append(np.asarray(learned[n], dtype=np.float32))
             else:
-                protos.append(_lab(PROTOTYPES_RGB[n])[0])
+                protos.append(textbook_lab(n))
         self.protos = np.array(protos, dtype=np.float32).reshape(-1, 3)
 
     def name(self, bgr: np.ndarray) -> tuple[str, float]:
@@ -100,12 +105,14 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
     ``labs`` (n, 3): each piece's colour; ``choices[i]``: the colour names piece i's kind comes in.
     The pieces of kinds that come in the same colours are clustered into as many clusters as there
     are colours (k-medians in Lab, started from the textbook prototypes), or fewer where two come
-    out near one another (a colour not shown, another split in two), then the clusters are named so that the names' textbook prototypes lie
-    nearest overall (one name per cluster): a set whose blue is navy, or a lamp that turns red
-    towards magenta, gets prototypes of what this table shows, where naming each piece by the
-    nearest textbook colour would have called the navy discs black.  So the photo should show
-    every colour at least once; the colours of a kind that no cluster was named (or whose cluster
-    cannot be that colour at all, see :func:`_could_be`) keep their textbook prototypes.  Returns the learned prototypes and how many pieces each was learned from.
+    out near one another (a colour not shown, another split in two), then the clusters are named
+    so that the names' textbook prototypes lie nearest overall (one name per cluster): a set whose
+    blue is navy, or a lamp that turns red towards magenta, gets prototypes of what this table
+    shows, where naming each piece by the nearest textbook colour would have called the navy discs
+    black.  So the photo should show every colour at least once; the colours of a kind that no
+    cluster was named (or whose cluster cannot be that colour at all, see :func:`_could_be`) keep
+    their textbook prototypes.  Returns the learned prototypes and how many pieces each was
+    learned from.
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -119,7 +126,7 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
     counts: dict[str, int] = {}
     for names, idx in groups.items():
         X = labs[idx]
-        protos = np.array([_lab(PROTOTYPES_RGB[n])[0] for n in names], np.float32)
+        protos = np.array([textbook_lab(n) for n in names], np.float32)
         # two clusters nearer than a quarter of the closest two of these colours' textbook prototypes
         # are one colour split in two (a colour not shown): fewer clusters are taken then
         near = 0.25 * float(min((np.linalg.norm(a - b) for i, a in enumerate(protos) for b in protos[i + 1:]),
@@ -147,7 +154,7 @@ def _could_be(lab: np.ndarray, name: str) -> bool:
     the textbook hue for a chromatic name, no more chroma than MAX_GREY_CHROMA for an achromatic
     one.  A colour the photo did not show leaves another one split in two clusters, one of them
     named after the colour not shown (a second red as the blue): that one is not learned."""
-    p = _lab(PROTOTYPES_RGB[name])[0]
+    p = textbook_lab(name)
     c, pc = float(np.hypot(lab[1], lab[2])), float(np.hypot(p[1], p[2]))
     if name in ACHROMATIC or pc < 12:
         return c <= MAX_GREY_CHROMA
