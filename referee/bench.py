@@ -150,8 +150,7 @@ def _acc_job(args) -> AccRow:
     from vision.detect import Detector
     from vision.evaluate import score_scene
 
-    game, seed, size, true_cal = args[:4]
-    learn = len(args) > 4 and args[4]
+    game, seed, size, true_cal, learn = args
     one_core()
     prof = BoardProfile.builtin(game)
     empty_scene, empty = cached_scene(game, seed, size, empty=True)
@@ -183,9 +182,7 @@ def _learn_colours(det, show) -> None:
     and camera."""
     from vision.colors import learn_colours
 
-    labs, choices = det.piece_colours(show, det.detect(show))
-    seen = ~np.isnan(labs).any(axis=1)
-    det.cal.data.appearance["colors"] = learn_colours(labs[seen], [c for c, s in zip(choices, seen) if s])[0]
+    det.cal.data.appearance["colors"] = learn_colours(*det.piece_colours(show, det.detect(show)))[0]
 
 
 def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,

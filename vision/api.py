@@ -42,7 +42,11 @@ def load_detector(calibration_path: str | Path, cfg: VisionConfig | None = None)
 
 
 def detect_file(image_path: str | Path, detector: Detector) -> FrameResult:
-    img = read_image(image_path)
+    return detect_photo(read_image(image_path), image_path, detector)
+
+
+def detect_photo(img, image_path: str | Path, detector: Detector) -> FrameResult:
+    """Detect in a photo read from ``image_path``, refused unless it is the calibration's size."""
     w, h = detector.cal.data.intrinsics.image_size
     if img.shape[1] != w or img.shape[0] != h:
         raise InputError(f"{image_path}: is {img.shape[1]}x{img.shape[0]}, the calibration is for {w}x{h}",
@@ -72,14 +76,12 @@ def learn_colours_files(photos: list[Path], calibration_path: Path, out: Path | 
     frames = [read_image(p) for p in photos]
     labs, choices = [], []
     for p, img in zip(photos, frames):
-        res = detect_file(p, det)
-        lab, ch = det.piece_colours(img, res)
-        seen = ~np.isnan(lab).any(axis=1)
-        if not seen.any():
+        lab, ch = det.piece_colours(img, detect_photo(img, p, det))
+        if not len(lab):
             raise InputError(f"{p}: no pieces found on the boards", "lay out at least one piece of every colour on the "
                              "boards, in view and apart, and take the photo again")
-        labs.append(lab[seen])
-        choices += [c for c, s in zip(ch, seen) if s]
+        labs.append(lab)
+        choices += ch
     learned, counts = learn_colours(np.concatenate(labs), choices)
     data = det.cal.data.model_copy(deep=True)
     data.appearance["colors"] = learned

@@ -240,28 +240,25 @@ class Detector:
 
     def piece_colours(self, frame: np.ndarray, result: FrameResult) -> tuple[np.ndarray, list[list[str]]]:
         """What ``vision.colors.learn_colours`` learns from: each piece of ``result`` (this detector's
-        judgement of ``frame``) in the colour the photo shows it, white-balanced CIE Lab from where
-        no other piece covers it (NaN for a piece not seen), and the colours its kind comes in."""
+        judgement of ``frame``) that shows, in the colour the photo shows it (white-balanced CIE Lab,
+        from where no other piece covers it; (n, 3)), and the colours its kind comes in."""
         cands = result._cands
         hulls = [c.fit.hulls(self.cam) for c in cands]
-        labs = np.full((len(cands), 3), np.nan, np.float32)
-        choices = []
+        labs, choices = [], []
         for i, c in enumerate(cands):
-            choices.append([n for n, ss in self.shapes.items() if any(s.kind == c.fit.shape.kind for s in ss)])
             if c.hidden or not len(hulls[i]):
                 continue
             box = self._hulls_box(frame, hulls[i], 1)
             if box[2] - box[0] < 3 or box[3] - box[1] < 3:
                 continue
-            own = silhouette_mask(hulls[i], box).astype(bool)
-            for k, h in enumerate(hulls):
-                if k != i and len(h):
-                    own &= ~silhouette_mask(h, box).astype(bool)
+            masks = [silhouette_mask(h, box) if len(h) else np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
+                     for h in hulls]
             # (off its outline: blur mixes the board in there)
-            own = cv2.erode(own.astype(np.uint8), np.ones((3, 3), np.uint8))
+            own = cv2.erode(self._uncovered(masks[i], masks, i).astype(np.uint8), np.ones((3, 3), np.uint8))
             if np.count_nonzero(own) >= 6:
-                labs[i] = self._lab_of(frame, own, box)
-        return labs, choices
+                labs.append(self._lab_of(frame, own, box))
+                choices.append(self._colours_of(c.fit.shape.kind))
+        return np.array(labs, np.float32).reshape(-1, 3), choices
 
     def _region_box(self, frame: np.ndarray, bbox) -> tuple[int, int, int, int]:
         """A region's box grown by the few px the coarse change map's outline may be off (image px)."""
@@ -569,7 +566,7 @@ class Detector:
         options = []
         for s, up in self._shape_options():
             ratio = area_px / max(self._expected_area_px(s, xy), 1.0)
-            choices = [c for c, ss in self.shapes.items() if any(q.kind == s.kind for q in ss)]
+            choices = self._colours_of(s.kind)
             cdist = float(np.min(self._namer(choices).distances(lab)))
             options.append((s, up, ratio, cdist))
         # a region whose colour fits no piece of a kind is not tried as that kind (unless nothing
@@ -741,6 +738,10 @@ class Detector:
             return float(np.min(d + np.diag(np.full(len(d), np.inf))))
         return float(np.clip(nearest_two(self._namer(names)) / max(nearest_two(ColorNamer(names)), 1e-6), 0.1, 1.0))
 
+    def _colours_of(self, kind: str) -> list[str]:
+        """The colours the profile's pieces of ``kind`` come in."""
+        return [c for c, ss in self.shapes.items() if any(s.kind == kind for s in ss)]
+
     def _namer(self, names: list[str]) -> ColorNamer:
         """Names among ``names``, by the colours learned at calibration where there are some
         ('tableref calibrate pieces'), else by textbook ones."""
@@ -750,7 +751,7 @@ class Detector:
         """Name a posed piece's colour from the pixels of its silhouette."""
         m = silhouette_mask(f.hulls(self.cam), box) & comp
         colour_lab = self._lab_of(frame, m if m.sum() >= 6 else comp, box)
-        choices = [c for c, ss in self.shapes.items() if any(s.kind == f.shape.kind for s in ss)]
+        choices = self._colours_of(f.shape.kind)
         namer = self._namer(choices)
         d = namer.distances(colour_lab)
         i = int(np.argmin(d))
