@@ -81,6 +81,10 @@ class VisionConfig:
                                            # it not so explained, is a piece the colour of a shadow
     shadow_texture_contrast: float = 3.0   # ... or, at full resolution, that much and this many times the
                                            # share of the board around it (its noise and JPEG)
+    plain_max_area: float = 3.0            # a shadow-like region apart from any change, plain, and at most
+                                           # this many times the largest piece's area (a piece with its
+                                           # shadow) is looked at as a piece as dark as a shadow
+    plain_colour_dist: float = 15.0        # ... and kept as one only this close to a piece colour (Lab)
     join_gap_mm: float = 6.0               # a piece across a line of its own colour this wide (a silver beam
                                            # over the gap between two tiles) shows as two regions of change
     pit_play_tol_mm: float = 1.0           # a disc posed in a pit further than this beyond its play from

@@ -531,6 +531,40 @@ def test_a_textured_darkening_apart_from_any_piece_is_a_piece_the_colour_of_a_sh
     assert x0 < 100 < x1 and y0 < 120 < y1
 
 
+def test_a_plain_darkening_the_size_of_a_piece_where_no_shadow_can_be_is_reported_plain():
+    """A black disc on a plain grey table darkens it like a shadow (every channel by one ratio) and
+    has no texture of its own.  Apart from every other change (no piece casts a shadow there), or
+    next to a piece but wider than a piece's shadow can be, it is reported as a plain shadow-like
+    region, for the detector to pose a piece on; a piece's narrow shadow is not, nor a darkening
+    bigger than a piece with its shadow."""
+    from vision.foreground import Background
+
+    rng = np.random.default_rng(5)
+    ref = np.clip(rng.normal(150, 2, (240, 640, 1)).repeat(3, axis=2), 0, 255).astype(np.uint8)
+    frame = ref.copy()
+    yy, xx = np.mgrid[:240, :640]
+    alone = (xx - 80) ** 2 + (yy - 120) ** 2 < 30 ** 2
+    by_piece = (xx - 300) ** 2 + (yy - 120) ** 2 < 30 ** 2
+    frame[alone] = (frame[alone] * 0.3).astype(np.uint8)
+    frame[by_piece] = (frame[by_piece] * 0.3).astype(np.uint8)
+    frame[90:150, 332:392] = (40, 40, 200)                    # a red piece touching the second disc
+    frame[90:150, 392:402] = (frame[90:150, 392:402] * 0.5).astype(np.uint8)  # its shadow, 10 px wide
+    frame[40:200, 470:630] = (frame[40:200, 470:630] * 0.3).astype(np.uint8)  # far bigger than a piece
+    kw = dict(smooth_px=3.0, textured_frac=0.05)
+    none = Background(ref, scale=1.0, **kw).changes(frame, min_area_px=400).blobs
+    assert not any(b.plain for b in none) and not any(b.bbox[0] < 320 for b in none)  # both discs shadows
+    found = Background(ref, scale=1.0, plain_max_px=3 * np.pi * 30 ** 2, plain_min_r_px=20, **kw)
+    blobs = found.changes(frame, min_area_px=400).blobs
+    plain = sorted((b.bbox for b in blobs if b.plain), key=lambda b: b[0])
+    assert len(plain) == 2
+    for (x0, y0, x1, y1), cx in zip(plain, (80, 300)):
+        assert abs((x0 + x1) / 2 - cx) <= 4 and abs((y0 + y1) / 2 - 120) <= 4 and x1 - x0 <= 66
+    # with shadows allowed as wide as the disc, the one by the piece may be its shadow
+    blobs = Background(ref, scale=1.0, plain_max_px=3 * np.pi * 30 ** 2, plain_min_r_px=40, **kw
+                       ).changes(frame, min_area_px=400).blobs
+    assert [abs((b.bbox[0] + b.bbox[2]) / 2 - 80) <= 4 for b in blobs if b.plain] == [True]
+
+
 def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay():
     """Judged with the frame before it, a frame keeps the pieces of every region of change that
     is where it was and looks as it did; the verdicts are those of judging it from scratch."""
@@ -838,6 +872,19 @@ def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     s = score_scene(j, sc.pieces, sc.camera(), det.cal.camera, "pitchfleet")
     assert len(j) == 1 and s.missed == 0 and s.center_err_mm[0] < 1.0, (len(j), s.center_err_mm)
     assert j.detections.height_mm[0] == pytest.approx(spec.height_mm)  # lying, not standing
+
+
+@pytest.mark.parametrize("seed", [7019, 7030])
+def test_a_black_disc_is_not_taken_for_a_shadow(seed):
+    """Bench scenes of PitRush with a black disc that darkens what lies under it like a shadow (every
+    channel by about one ratio) and shows no texture of its own: off the board on a dark grey table,
+    apart from every other change (7019), and on the board next to two other discs (7030).  Both
+    were read as shadows and missed.  Apart from any piece, or wider than a piece's shadow can be,
+    such a darkening is posed as a piece."""
+    scene, j, s = _judged_bench_scene("pitrush", seed)
+    black = [i for i, p in enumerate(scene.pieces) if p.color == "black" and p.rests_on in ("table", "board")]
+    assert black and not set(black) & set(s.missed_ids)
+    assert s.false == 0
 
 
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():

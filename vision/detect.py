@@ -145,7 +145,11 @@ class Detector:
         self.bg = Background(reference_bgr, scale=self._change_scale(), board_mask=board,
                              shadow_px=shadow_mm / self.mm_per_px, smooth_px=self.cfg.shadow_smooth_mm / self.mm_per_px,
                              textured_frac=self.cfg.shadow_textured_frac,
-                             texture_contrast=self.cfg.shadow_texture_contrast)
+                             texture_contrast=self.cfg.shadow_texture_contrast,
+                             plain_max_px=0.0 if self.cards else
+                             self.cfg.plain_max_area * self._biggest_mm2 / self.mm_per_px ** 2,
+                             plain_min_r_px=0.0 if self.cards else
+                             0.5 * (self.cfg.shadow_reach * tallest + self.cfg.shadow_soft_mm) / self.mm_per_px)
         self.pits = calibration.data.pits
         self.pit_c = calibration.pit_centers
         self.pit_r = calibration.pit_radii
@@ -348,6 +352,8 @@ class Detector:
         """Pose piece models on one region of change; name each piece's colour from its top face."""
         h, w = frame.shape[:2]
         box = self._region_box(frame, blob.bbox)
+        if blob.plain:
+            return self._plain_piece(frame, box, ch)
         if blob.shadow_like:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
@@ -436,6 +442,18 @@ class Detector:
             c.fit = self._placed_by_texture(c.fit, tex, box, posed)
             c.faint = True
         return out
+
+    def _plain_piece(self, frame: np.ndarray, box, ch) -> list[Candidate]:
+        """One piece as plain and dark as a shadow (a black disc) in a box (image px), where no shadow
+        of a piece can be: posed on where the picture changed like a shadow there (it and its own
+        shadow, not the pieces next to it); kept only if its outline lies on the model's all round
+        and its colour is a piece's."""
+        d, plain, _ = self.bg.crop_texture(frame, box, ch.gains)
+        # where it changed like a shadow: not the pieces next to it
+        m = (d > ch.threshold) & (plain <= ch.threshold)
+        out = self._pieces_in_mask(frame, d, m.astype(np.uint8), box, ch)
+        out = [c for c in out if _fits_well(c) and c.colour_dist <= self.cfg.plain_colour_dist * self._colour_spread()]
+        return sorted(out, key=lambda c: c.fit.cost)[:1]
 
     def _placed_by_texture(self, f: Fit, tex: np.ndarray, box, posed: np.ndarray | None = None) -> Fit:
         """A piece known by its own texture (``tex``: the texture residual in a box, image px) rather
