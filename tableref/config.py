@@ -90,6 +90,7 @@ class VisionConfig:
     pit_play_tol_mm: float = 1.0           # a disc posed in a pit further than this beyond its play from
                                            # the pit's centre is not in it: it lies on a disc hidden there
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
+    single_area_max: float = 2.0           # ... and one up to this much bigger may still be one piece
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     min_inside_frac: float = 0.5           # ... the part of each that no other covers at least this much
                                            # within the region (a piece changes the picture where it shows)

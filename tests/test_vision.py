@@ -874,6 +874,18 @@ def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     assert j.detections.height_mm[0] == pytest.approx(spec.height_mm)  # lying, not standing
 
 
+def test_a_lying_beam_across_a_line_of_its_own_colour_is_not_a_row_of_standing_beams():
+    """Bench scene 7123 of Pitch Fleet: a silver beam lying across a white line of the print changes
+    nothing there; its outline has a notch, the lying beam fitted it just short of 'well', and three
+    standing beams (one of them on another) fitted the rest: false pieces.  A reading with a
+    standing beam is also read with the line's gap closed, and no standing beam stands on another."""
+    scene, j, s = _judged_bench_scene("pitchfleet", 7123)
+    assert s.false == 0 and s.missed == 0
+    beams = [p for p in scene.pieces if p.kind == "beam"]
+    assert sum(1 for k in j.detections.kind if k == "beam") == len(beams)
+    assert "on_piece" not in list(j.state)
+
+
 @pytest.mark.parametrize("seed", [7019, 7030])
 def test_a_black_disc_is_not_taken_for_a_shadow(seed):
     """Bench scenes of PitRush with a black disc that darkens what lies under it like a shadow (every
@@ -885,6 +897,16 @@ def test_a_black_disc_is_not_taken_for_a_shadow(seed):
     black = [i for i, p in enumerate(scene.pieces) if p.color == "black" and p.rests_on in ("table", "board")]
     assert black and not set(black) & set(s.missed_ids)
     assert s.false == 0
+
+
+def test_a_lying_beam_whose_region_is_bigger_than_a_beam_is_one_beam():
+    """Bench scene 7339 of Pitch Fleet: a lying beam whose region of change (blur, soft shadow) is 1.7
+    times a beam's area: only kinds up to 1.6 times were tried as one piece, and two beams end to end
+    were read (a false piece, both 13 mm off).  One piece is tried up to twice its area; it is taken
+    only where it fits the whole outline well."""
+    scene, j, s = _judged_bench_scene("pitchfleet", 7339)
+    assert s.false == 0 and s.missed == 0
+    assert sum(1 for k in j.detections.kind if k == "beam") == sum(1 for p in scene.pieces if p.kind == "beam")
 
 
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():

@@ -358,7 +358,8 @@ class Detector:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
-        if len(out) > 1 and not self.cards and any(_weak(c) for c in out):
+        if len(out) > 1 and not self.cards and any(_weak(c) or c.upright for c in out):
+            # (a lying beam across a line of its own colour also shows as a row of standing ones)
             out = self._joined(frame, score, box, ch, out)
         if wide is not score:
             # where nothing was posed with shadows scored down: a piece as dark as a shadow of the
@@ -626,6 +627,8 @@ class Detector:
                 del fits[worst], masks[worst], ups[worst]
             if not self.profile.data.pieces_stack and _overlapping([f.footprint() for f in fits]):
                 return np.inf, []  # one piece per place: pieces lying on one another are not a reading
+            if _overlapping([f.footprint() for f, up in zip(fits, ups) if up]):
+                return np.inf, []  # nor beams standing on their ends on one another
             # a piece changes the picture where it shows: one whose part that no other piece of the
             # reading covers lies mostly outside the region (beside two stations on plain board,
             # fitted to an arc of their outline) is not a reading's piece
@@ -643,7 +646,10 @@ class Detector:
 
         best = None
         # one piece: the kinds whose size matches, best matches first
-        singles = sorted((o for o in plausible if 0.6 < o[2] < 1.6), key=lambda o: abs(np.log(o[2])) + o[3] / 40.0)
+        # (up to twice its area: a thin piece's region grows much with blur and a soft shadow, and a
+        # single piece must fit the whole outline well to be taken)
+        singles = sorted((o for o in plausible if 0.6 < o[2] < self.cfg.single_area_max),
+                         key=lambda o: abs(np.log(o[2])) + o[3] / 40.0)
         # the quick way first: a single piece, seen whole, posed from its outline's centroid, of the
         # kind (among those whose size matches) whose silhouette and colour agree best; the full fit
         # is left for pieces near a decision boundary (see detect())
