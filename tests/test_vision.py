@@ -909,6 +909,19 @@ def test_a_lying_beam_whose_region_is_bigger_than_a_beam_is_one_beam():
     assert sum(1 for k in j.detections.kind if k == "beam") == sum(1 for p in scene.pieces if p.kind == "beam")
 
 
+@pytest.mark.parametrize("seed", [7264, 7282])
+def test_of_two_ships_of_one_colour_the_one_whose_deck_shows_whole_is_on_top(seed):
+    """Bench scenes of Pitch Fleet with a ship lying on one of its own colour, centres ~3 mm apart:
+    colour cannot tell which is on top.  The step across each one's outline within the other's
+    silhouette did not either (the lower one's outline runs by the upper one's edge); counted also
+    across the outlines of their raised decks, the upper one's shows whole and the lower one's runs
+    under the upper one's top.  Only the upper ship is outbound (Q&A)."""
+    scene, j, s = _judged_bench_scene("pitchfleet", seed)
+    assert s.missed == 0
+    assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(s.verdicts["outbound"])
+    assert list(j.state).count("on_piece") == 1
+
+
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
     from types import SimpleNamespace
 

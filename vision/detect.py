@@ -1131,7 +1131,8 @@ class Detector:
         """Which of two overlapping pieces lies on the other (0: ``a``, 1: ``b``), by whose edge the
         photo shows where they overlap: the upper piece's outline runs on over the lower one (its
         wall, its shadow on it), the lower one's is hidden under the upper one's top.  The median
-        colour step across each one's outline within the other's silhouette (a line of the top's
+        colour step across each one's outline, and its upper layers' (a ship's raised deck), within
+        the other's silhouette (a line of the top's
         print crossing it steps along it, not across); None where either runs there too short or
         neither step is clearly the greater."""
         ha, hb = a.fit.hulls(self.cam), b.fit.hulls(self.cam)
@@ -1145,11 +1146,17 @@ class Detector:
         if any(q.geom_type != "Polygon" for q in sil):
             return None
         step = []
-        for me, other in ((sil[0], sil[1]), (sil[1], sil[0])):
-            ring = shapely.get_coordinates(shapely.segmentize(me.exterior, 1.0))[:-1]
-            tangent = np.roll(ring, -1, axis=0) - np.roll(ring, 1, axis=0)
-            normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
-            normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9)
+        for me, other, hh in ((sil[0], sil[1], ha), (sil[1], sil[0], hb)):
+            # its outline, and those of its upper layers (a ship's raised deck): the upper piece's
+            # are seen whole, the lower one's run under the upper one's top
+            ps, ns = [], []
+            for r in [me.exterior] + [shapely.Polygon(h).exterior for h in hh[1:] if len(h) >= 3]:
+                ring = shapely.get_coordinates(shapely.segmentize(r, 1.0))[:-1]
+                tangent = np.roll(ring, -1, axis=0) - np.roll(ring, 1, axis=0)
+                normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
+                ps.append(ring)
+                ns.append(normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9))
+            ring, normal = np.concatenate(ps), np.concatenate(ns)
             inner = other.buffer(-3.0)
             keep = shapely.contains_xy(inner, ring[:, 0], ring[:, 1]) if not inner.is_empty else np.zeros(len(ring), bool)
             if keep.sum() < 10:
