@@ -81,6 +81,8 @@ class VisionConfig:
                                            # it not so explained, is a piece the colour of a shadow
     shadow_texture_contrast: float = 3.0   # ... or, at full resolution, that much and this many times the
                                            # share of the board around it (its noise and JPEG)
+    frame_edge_px: float = 4.0             # outline points this near the photo's edge are left out (a piece
+                                           # running out of the photo ends at the photo's edge, not its own)
     plain_max_area: float = 3.0            # a shadow-like region apart from any change, plain, and at most
                                            # this many times the largest piece's area (a piece with its
                                            # shadow) is looked at as a piece as dark as a shadow

@@ -42,7 +42,7 @@ from tableref.config import VisionConfig
 
 from .colors import PROTOTYPES_RGB, ColorNamer
 from .detections import Detections
-from .fit import Fit, fast_pose, fit_layers, fit_many, fit_one, main_axis, outline_points, split_points
+from .fit import Fit, fast_pose, fit_layers, fit_many, fit_one, initial_pose, main_axis, outline_points, split_points
 from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
@@ -538,7 +538,7 @@ class Detector:
             if stats[li, cv2.CC_STAT_AREA] < min_px:
                 continue
             comp = (lab == li).astype(np.uint8)
-            outlines = outline_points(score, comp, ch.threshold, (box[0], box[1]))
+            outlines = self._within_frame(outline_points(score, comp, ch.threshold, (box[0], box[1])), frame)
             if not outlines:
                 continue
             pts = max(outlines, key=len)
@@ -549,6 +549,18 @@ class Detector:
                 if kept.sum() >= 12:
                     pts = pts[kept]
             out.extend(self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA])))
+        return out
+
+    def _within_frame(self, outlines: list[np.ndarray], frame: np.ndarray) -> list[np.ndarray]:
+        """Outlines (image px) without their points by the photo's edge (``frame_edge_px``): where
+        a piece runs out of the photo, the edge there is the photo's, not the piece's."""
+        h, w = frame.shape[:2]
+        m = self.cfg.frame_edge_px
+        out = []
+        for pts in outlines:
+            keep = (pts[:, 0] >= m) & (pts[:, 0] <= w - 1 - m) & (pts[:, 1] >= m) & (pts[:, 1] <= h - 1 - m)
+            if keep.sum() >= 12:
+                out.append(pts[keep])
         return out
 
     def _hysteresis(self, score: np.ndarray, thr: float) -> np.ndarray:
@@ -789,7 +801,7 @@ class Detector:
         return c
 
     def _cards_in(self, frame, score, mask, box, thr) -> list[Candidate]:
-        outlines = outline_points(score, mask, thr, (box[0], box[1]))
+        outlines = self._within_frame(outline_points(score, mask, thr, (box[0], box[1])), frame)
         shapes = {s.color: s for ss in self.shapes.values() for s in ss if s.kind == "card"}
         if not shapes:
             return []
@@ -823,7 +835,7 @@ class Detector:
         if ratio < self.cfg.min_piece_area_frac:
             return []  # a fragment (print that differs from the mat), not a card
         if ratio < self.cfg.multi_area_ratio:
-            return self._card_like([fit_one(shape, self.cam, pts, 0.0)])
+            return self._card_like([self._one_card(shape, pts)])
         region = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
         cv2.fillPoly(region, [np.round(hull.reshape(-1, 2) - box[:2]).astype(np.int32)], 1)
         step = max(1, int(round(0.2 * self._card_gap_px)))  # ~50 samples across a card
@@ -832,7 +844,7 @@ class Detector:
         best = None
         for k in sorted({max(1, int(round(ratio)) - 1), max(2, int(round(ratio)))}):
             if k == 1:
-                fits = [fit_one(shape, self.cam, pts, 0.0)]
+                fits = [self._one_card(shape, pts)]
             else:
                 fits = fit_many([shape] * k, self.cam, pts, [0.0] * k, [None] * k,
                                 inits=self._area_starts(shape, area_mm, k))
@@ -840,6 +852,17 @@ class Detector:
             if best is None or cost < best[0]:
                 best = (cost, fits)
         return self._card_like(best[1])
+
+    def _one_card(self, shape: PieceShape, pts: np.ndarray) -> Fit:
+        """One card posed on an outline (image px), started along the outline's main axis and,
+        where that fits poorly, across it: the part of a card that shows (one running out of the
+        photo, or whose print matches the mat in places) may be wider than long."""
+        f = fit_one(shape, self.cam, pts, 0.0)
+        if f.rms_px < 1.3 and f.inlier_frac > 0.92:
+            return f
+        x0, y0, ths = initial_pose(shape, self.cam, pts, 0.0)
+        g = fit_one(shape, self.cam, pts, 0.0, init=(x0, y0, ths[0] + 90.0))
+        return g if g.cost < f.cost else f
 
     def _reading_cost(self, fits: list[Fit], k: int) -> float:
         """How badly a reading of ``k`` pieces (``fits``: those left of it) fits its outline: its
