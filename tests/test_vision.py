@@ -830,6 +830,17 @@ def test_a_ship_lying_on_a_beam_whose_end_pokes_out_is_outbound_and_the_beam_fou
     assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
 
 
+def test_a_ship_across_a_beam_whose_ends_poke_out_is_on_the_beam():
+    """Bench scene 7135 of Pitch Fleet: a red ship lying across a silver beam, both of whose ends poke
+    out, one of them cut off from the rest by a light line of the print.  Read as two ships (one
+    posed poorly, then dropped as the same ship twice), the beam was missed and the ship judged on
+    the board.  With the line's gap closed, the ship on the beam fits better, none of it weak: it
+    is taken although it has as many pieces."""
+    scene, j, s = _judged_bench_scene("pitchfleet", 7135)
+    assert s.false == 0 and s.missed == 0
+    assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
+
+
 def test_a_ship_with_a_rim_of_shadow_is_not_read_as_two():
     """Bench scene 7070 of Pitch Fleet: a blue ship whose region (blur, its shadow) is bigger than a
     ship was read as two, the second one posed mostly on plain board beside it, fitted to the rim

@@ -393,12 +393,19 @@ class Detector:
     def _joined(self, frame: np.ndarray, score: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
         """A region read as several pieces, one of them poorly, may be one piece across a line of
         its own colour (a silver beam over the gap between two tiles, where it changes nothing):
-        with gaps up to ``join_gap_mm`` closed, a reading of fewer pieces, each posed well, wins."""
+        with gaps up to ``join_gap_mm`` closed, a reading of no more pieces, each posed well, wins;
+        so does one of as many pieces, none weak, that fits better (a ship across a beam whose ends
+        poke out, one of them cut off by a line of its own colour, read as two ships)."""
         k = 2 * int(np.ceil(self.cfg.join_gap_mm / self.mm_per_px / 2)) + 1
         m = cv2.morphologyEx((score > ch.threshold).astype(np.uint8), cv2.MORPH_CLOSE,
                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         fewer = self._pieces_in_mask(frame, score, m, box, ch)
-        if fewer and len(fewer) < len(out) and all(not _weak(c) and _fits_well(c) for c in fewer):
+        if not fewer or len(fewer) > len(out) or any(_weak(c) for c in fewer):
+            return out
+        if all(_fits_well(c) for c in fewer):
+            return fewer
+        if len(fewer) == len(out) and (self._reading_cost([c.fit for c in fewer], len(fewer))
+                                       < self._reading_cost([c.fit for c in out], len(out))):
             return fewer
         return out
 
