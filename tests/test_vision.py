@@ -550,7 +550,7 @@ def test_a_plain_darkening_the_size_of_a_piece_where_no_shadow_can_be_is_reporte
     frame[90:150, 332:392] = (40, 40, 200)                    # a red piece touching the second disc
     frame[90:150, 392:402] = (frame[90:150, 392:402] * 0.5).astype(np.uint8)  # its shadow, 10 px wide
     frame[40:200, 470:630] = (frame[40:200, 470:630] * 0.3).astype(np.uint8)  # far bigger than a piece
-    kw = dict(smooth_px=3.0, textured_frac=0.05)
+    kw = {"smooth_px": 3.0, "textured_frac": 0.05}
     none = Background(ref, scale=1.0, **kw).changes(frame, min_area_px=400).blobs
     assert not any(b.plain for b in none) and not any(b.bbox[0] < 320 for b in none)  # both discs shadows
     found = Background(ref, scale=1.0, plain_max_px=3 * np.pi * 30 ** 2, plain_min_r_px=20, **kw)
@@ -904,7 +904,7 @@ def test_a_black_disc_is_not_taken_for_a_shadow(seed):
     apart from every other change (7019), and on the board next to two other discs (7030).  Both
     were read as shadows and missed.  Apart from any piece, or wider than a piece's shadow can be,
     such a darkening is posed as a piece."""
-    scene, j, s = _judged_bench_scene("pitrush", seed)
+    scene, _, s = _judged_bench_scene("pitrush", seed)
     black = [i for i, p in enumerate(scene.pieces) if p.color == "black" and p.rests_on in ("table", "board")]
     assert black and not set(black) & set(s.missed_ids)
     assert s.false == 0
@@ -927,7 +927,7 @@ def test_of_two_ships_of_one_colour_the_one_whose_deck_shows_whole_is_on_top(see
     silhouette did not either (the lower one's outline runs by the upper one's edge); counted also
     across the outlines of their raised decks, the upper one's shows whole and the lower one's runs
     under the upper one's top.  Only the upper ship is outbound (Q&A)."""
-    scene, j, s = _judged_bench_scene("pitchfleet", seed)
+    _, j, s = _judged_bench_scene("pitchfleet", seed)
     assert s.missed == 0
     assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(s.verdicts["outbound"])
     assert list(j.state).count("on_piece") == 1
@@ -940,7 +940,7 @@ def test_a_card_running_out_of_the_photo_is_posed_on_its_own_edges(seed):
     started the fit across the card: posed turned by 90 degrees, 17 mm off (a miss and a false
     card).  Outline points by the photo's edge are left out, and a card that fits poorly along the
     outline's main axis is also started across it."""
-    scene, j, s = _judged_bench_scene("asfccg", seed)
+    scene, _, s = _judged_bench_scene("asfccg", seed)
     from vision.evaluate import outside_fraction
 
     out = outside_fraction(scene.pieces, scene.camera())

@@ -87,7 +87,12 @@ class FrameResult:
 
 def _fits_well(c: Candidate) -> bool:
     """A piece whose outline lies on the model's edge nearly all round."""
-    return c.fit.rms_px < 1.3 and c.fit.inlier_frac > 0.92
+    return _fit_well(c.fit)
+
+
+def _fit_well(f: Fit) -> bool:
+    """A pose whose outline lies on the model's edge nearly all round."""
+    return f.rms_px < 1.3 and f.inlier_frac > 0.92
 
 
 def _weak(c: Candidate) -> bool:
@@ -865,7 +870,7 @@ class Detector:
         where that fits poorly, across it: the part of a card that shows (one running out of the
         photo, or whose print matches the mat in places) may be wider than long."""
         f = fit_one(shape, self.cam, pts, 0.0)
-        if f.rms_px < 1.3 and f.inlier_frac > 0.92:
+        if _fit_well(f):
             return f
         x0, y0, ths = initial_pose(shape, self.cam, pts, 0.0)
         g = fit_one(shape, self.cam, pts, 0.0, init=(x0, y0, ths[0] + 90.0))
@@ -1162,9 +1167,8 @@ class Detector:
         photo shows where they overlap: the upper piece's outline runs on over the lower one (its
         wall, its shadow on it), the lower one's is hidden under the upper one's top.  The median
         colour step across each one's outline, and its upper layers' (a ship's raised deck), within
-        the other's silhouette (a line of the top's
-        print crossing it steps along it, not across); None where either runs there too short or
-        neither step is clearly the greater."""
+        the other's silhouette (a line of the top's print crossing it steps along it, not across);
+        None where either runs there too short or neither step is clearly the greater."""
         ha, hb = a.fit.hulls(self.cam), b.fit.hulls(self.cam)
         box = self._hulls_box(frame, ha + hb, 5)  # (room for the steps sampled outside the outlines)
         if box[2] - box[0] < 8 or box[3] - box[1] < 8:

@@ -26,9 +26,9 @@ class Blob:
     touches_border: bool
     shadow_like: bool = False        # a neutral darkening, but textured unlike the board: a piece the
                                      # colour of a shadow (see Background.changes)
-    plain: bool = False              # shadow-like, apart from any other change, piece-sized, but with no
-                                     # texture of its own: a piece as plain and dark as a shadow (a black
-                                     # disc), or the shadow of a piece that did not show
+    plain: bool = False              # shadow-like where no piece's shadow can be, piece-sized, but with
+                                     # no texture of its own: a piece as plain and dark as a shadow (a
+                                     # black disc), or the shadow of a piece that did not show
 
 
 @dataclass
@@ -276,10 +276,12 @@ class Background:
                      frame_bgr: np.ndarray | None = None) -> list[Blob]:
         """Regions that changed (``dmax`` above ``thr``) outside ``pieces`` — like a shadow, every
         channel by a similar ratio, or in specks too small to be a piece — and touch no region of
-        ``pieces`` (a shadow lies by the piece that casts it), but whose picture is not the board's
-        scaled by a smooth ratio over ``textured_frac`` of their pixels: a piece the colour of a
-        shadow (a grey rock on a grey board), whose own texture replaces the board's print.  A fine
-        texture that the working scale blurs away is looked for at full resolution (``frame_bgr``)."""
+        ``pieces`` (a shadow lies by the piece that casts it) or are wider than a shadow can be (see
+        ``plain_min_r_px``), but whose picture is not the board's scaled by a smooth ratio over
+        ``textured_frac`` of their pixels: a piece the colour of a shadow (a grey rock on a grey
+        board), whose own texture replaces the board's print.  A fine texture that the working scale
+        blurs away is looked for at full resolution (``frame_bgr``).  Such regions without texture,
+        up to ``plain_max_px``, come back ``plain``."""
         # (with the regions of clear change too small to be a piece: a grey rock's lighter facets
         # may differ in colour too, in specks)
         shade = ((dmax > thr) & (pieces == 0)).view(np.uint8)
@@ -307,7 +309,7 @@ class Background:
             if np.mean(e[inner if inner.any() else comp] > thr) < self.textured_frac and (
                     frame_bgr is None or not self._textured_full(frame_bgr, comp, (x, y), gains, thr)):
                 # no texture of its own: a shadow, or a piece as plain as one (a black disc) where
-                # nothing else changed, which no shadow of a piece on the board can be
+                # no shadow of a piece on the board can be
                 if area * inv * inv <= self.plain_max_px:
                     out.append(self._blob(stats[i], shade.shape, shadow_like=True, plain=True))
                 continue
