@@ -841,6 +841,17 @@ def test_a_ship_across_a_beam_whose_ends_poke_out_is_on_the_beam():
     assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
 
 
+def test_a_ship_under_one_of_another_colour_posed_on_its_crescent_is_kept():
+    """Bench scene 7232 of Pitch Fleet: a red ship lying on a blue one, of which a crescent shows.
+    The blue one, posed on that crescent, fitted its outline loosely (1.6 px) and was dropped as a
+    weak candidate on a stronger piece, like a highlight: missed, and the red one judged on the
+    board.  Where pieces stack, a candidate posed poorly but surely of a colour that the pieces it
+    lies under are not is kept."""
+    scene, j, s = _judged_bench_scene("pitchfleet", 7232)
+    assert s.false == 0 and s.missed == 0
+    assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
+
+
 def test_a_ship_with_a_rim_of_shadow_is_not_read_as_two():
     """Bench scene 7070 of Pitch Fleet: a blue ship whose region (blur, its shadow) is bigger than a
     ship was read as two, the second one posed mostly on plain board beside it, fitted to the rim

@@ -991,6 +991,11 @@ class Detector:
                 continue
             weak = _weak(cands[i])
             clash = [k for k in near if _overlap(polys[i], polys[k]) > 0.3]
+            if clash and weak and self.profile.data.pieces_stack and cands[i].color_conf >= 0.5 and \
+                    not cands[i].faint and all(cands[k].fit.shape.color != cands[i].fit.shape.color for k in clash):
+                # posed poorly, but surely of a colour that the pieces it lies under are not: a piece
+                # under another one, posed on the crescent of it that shows
+                weak = False
             if clash and (weak or not self.profile.data.pieces_stack):
                 continue
             kept.append(i)
