@@ -866,15 +866,17 @@ class Detector:
         return self._card_like(best[1])
 
     def _one_card(self, shape: PieceShape, pts: np.ndarray) -> Fit:
-        """One card posed on an outline (image px), started along the outline's main axis and,
-        where that fits poorly, across it: the part of a card that shows (one running out of the
-        photo, or whose print matches the mat in places) may be wider than long."""
+        """One card posed on an outline (image px), started along the outline's main axis and, where
+        that fits poorly and the outline runs to the photo's edge, across it, kept if it fits well
+        there: the part of a card running out of the photo may be wider than long."""
         f = fit_one(shape, self.cam, pts, 0.0)
-        if _fit_well(f):
+        w, h = self.cam.image_size
+        by_edge = self.cfg.frame_edge_px + 3.0
+        if _fit_well(f) or not ((pts < by_edge) | (pts > np.array([w, h]) - 1 - by_edge)).any():
             return f
         x0, y0, ths = initial_pose(shape, self.cam, pts, 0.0)
         g = fit_one(shape, self.cam, pts, 0.0, init=(x0, y0, ths[0] + 90.0))
-        return g if g.cost < f.cost else f
+        return g if _fit_well(g) and g.cost < f.cost else f
 
     def _reading_cost(self, fits: list[Fit], k: int) -> float:
         """How badly a reading of ``k`` pieces (``fits``: those left of it) fits its outline: its
