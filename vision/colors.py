@@ -20,6 +20,13 @@ PROTOTYPES_RGB = {
     "orange": (235, 120, 30), "violet": (130, 60, 170),
 }
 ACHROMATIC = {"white", "black", "silver", "grey"}
+GREY_CHROMA = 12.0    # a prototype with less chroma than this is named as a grey (by lightness)
+HUELESS_CHROMA = 10.0  # a colour with less chroma than this has no hue to speak of
+
+
+def _achromatic(name: str, proto_lab) -> bool:
+    """Whether a colour name, with its prototype (Lab), is named by lightness rather than by hue."""
+    return name in ACHROMATIC or float(np.hypot(proto_lab[1], proto_lab[2])) < GREY_CHROMA
 
 
 def _lab(rgb) -> np.ndarray:
@@ -66,15 +73,14 @@ class ColorNamer:
         out = []
         c = np.hypot(a, b)
         for n, (pL, pa, pb) in zip(self.names, self.protos):
-            pc = np.hypot(pa, pb)
-            if n in ACHROMATIC or pc < 12:
+            if _achromatic(n, (pL, pa, pb)):
                 # achromatic prototypes: lightness matters, chroma away from the prototype's is a
                 # penalty (a textbook grey has none; one learned under a lamp may have a cast)
                 out.append(abs(L - pL) * 1.0 + max(0.0, float(np.hypot(a - pa, b - pb)) - 12) * 1.5)
             else:
                 # chromatic: hue angle and chroma first, lightness weakly
                 dh = np.hypot(a - pa, b - pb)
-                out.append(dh + 0.35 * abs(L - pL) + (25.0 if c < 10 else 0.0))
+                out.append(dh + 0.35 * abs(L - pL) + (25.0 if c < HUELESS_CHROMA else 0.0))
         return np.array(out)
 
 
@@ -155,11 +161,11 @@ def _could_be(lab: np.ndarray, name: str) -> bool:
     one.  A colour the photo did not show leaves another one split in two clusters, one of them
     named after the colour not shown (a second red as the blue): that one is not learned."""
     p = textbook_lab(name)
-    c, pc = float(np.hypot(lab[1], lab[2])), float(np.hypot(p[1], p[2]))
-    if name in ACHROMATIC or pc < 12:
+    c = float(np.hypot(lab[1], lab[2]))
+    if _achromatic(name, p):
         return c <= MAX_GREY_CHROMA
     turn = abs((np.degrees(np.arctan2(lab[2], lab[1]) - np.arctan2(p[2], p[1])) + 180.0) % 360.0 - 180.0)
-    return c >= 10.0 and turn <= MAX_HUE_SHIFT_DEG
+    return c >= HUELESS_CHROMA and turn <= MAX_HUE_SHIFT_DEG
 
 
 def _k_medians(X: np.ndarray, protos: np.ndarray, k: int, max_rounds: int) -> tuple[np.ndarray, np.ndarray]:

@@ -42,7 +42,8 @@ from tableref.config import VisionConfig
 
 from .colors import PROTOTYPES_RGB, ColorNamer
 from .detections import Detections
-from .fit import Fit, fast_pose, fit_layers, fit_many, fit_one, initial_pose, main_axis, outline_points, split_points
+from .fit import (MIN_OUTLINE_POINTS, Fit, fast_pose, fit_layers, fit_many, fit_one, initial_pose, main_axis,
+                  outline_points, split_points)
 from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
@@ -93,6 +94,13 @@ def _fits_well(c: Candidate) -> bool:
 def _fit_well(f: Fit) -> bool:
     """A pose whose outline lies on the model's edge nearly all round."""
     return f.rms_px < 1.3 and f.inlier_frac > 0.92
+
+
+def _by_photo_edge(pts: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
+    """Which points (image px, (n, 2)) lie within ``margin`` px of the edge of a photo of ``size``
+    (width, height)."""
+    w, h = size
+    return (pts[:, 0] < margin) | (pts[:, 0] > w - 1 - margin) | (pts[:, 1] < margin) | (pts[:, 1] > h - 1 - margin)
 
 
 def _weak(c: Candidate) -> bool:
@@ -558,7 +566,7 @@ class Detector:
                 ij = np.round(pts - box[:2]).astype(int)
                 ij = np.clip(ij, 0, [keep.shape[1] - 1, keep.shape[0] - 1])
                 kept = keep[ij[:, 1], ij[:, 0]] > 0
-                if kept.sum() >= 12:
+                if kept.sum() >= MIN_OUTLINE_POINTS:
                     pts = pts[kept]
             out.extend(self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA])))
         return out
@@ -567,11 +575,10 @@ class Detector:
         """Outlines (image px) without their points by the photo's edge (``frame_edge_px``): where
         a piece runs out of the photo, the edge there is the photo's, not the piece's."""
         h, w = frame.shape[:2]
-        m = self.cfg.frame_edge_px
         out = []
         for pts in outlines:
-            keep = (pts[:, 0] >= m) & (pts[:, 0] <= w - 1 - m) & (pts[:, 1] >= m) & (pts[:, 1] <= h - 1 - m)
-            if keep.sum() >= 12:
+            keep = ~_by_photo_edge(pts, (w, h), self.cfg.frame_edge_px)
+            if keep.sum() >= MIN_OUTLINE_POINTS:
                 out.append(pts[keep])
         return out
 
@@ -870,9 +877,8 @@ class Detector:
         that fits poorly and the outline runs to the photo's edge, across it, kept if it fits well
         there: the part of a card running out of the photo may be wider than long."""
         f = fit_one(shape, self.cam, pts, 0.0)
-        w, h = self.cam.image_size
-        by_edge = self.cfg.frame_edge_px + 3.0
-        if _fit_well(f) or not ((pts < by_edge) | (pts > np.array([w, h]) - 1 - by_edge)).any():
+        # (the outline's points by the edge were left out: it runs to the edge if it ends a few px off)
+        if _fit_well(f) or not _by_photo_edge(pts, self.cam.image_size, self.cfg.frame_edge_px + 3.0).any():
             return f
         x0, y0, ths = initial_pose(shape, self.cam, pts, 0.0)
         g = fit_one(shape, self.cam, pts, 0.0, init=(x0, y0, ths[0] + 90.0))

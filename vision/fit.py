@@ -49,6 +49,9 @@ class Fit:
         return (self.rms_px + 0.5 * abs(self.inflation_px)) * (1.5 - self.inlier_frac)
 
 
+MIN_OUTLINE_POINTS = 12  # an outline (or the part of one that is kept) with fewer says too little to pose on
+
+
 def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tuple[int, int]) -> list[np.ndarray]:
     """Sub-pixel outer outlines (image px) of the regions of ``mask``.
 
@@ -61,7 +64,7 @@ def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tupl
     offs = np.arange(-3.0, 3.01, 0.5)
     for c in cnts:
         c = c.reshape(-1, 2).astype(np.float64)
-        if len(c) < 12:
+        if len(c) < MIN_OUTLINE_POINTS:
             continue
         fwd = np.roll(c, -3, axis=0) - np.roll(c, 3, axis=0)
         n = np.column_stack([fwd[:, 1], -fwd[:, 0]])
@@ -85,7 +88,7 @@ def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tupl
         ok &= b_ > 0
         pts = c + pos[:, None] * n
         pts = pts[ok] + np.asarray(offset, dtype=np.float64)
-        if len(pts) >= 12:
+        if len(pts) >= MIN_OUTLINE_POINTS:
             out.append(pts)
     return out
 
