@@ -42,8 +42,18 @@ from tableref.config import VisionConfig
 
 from .colors import PROTOTYPES_RGB, ColorNamer
 from .detections import Detections
-from .fit import (MIN_OUTLINE_POINTS, Fit, fast_pose, fit_layers, fit_many, fit_one, initial_pose, main_axis,
-                  outline_points, split_points)
+from .fit import (
+    MIN_OUTLINE_POINTS,
+    Fit,
+    fast_pose,
+    fit_layers,
+    fit_many,
+    fit_one,
+    initial_pose,
+    main_axis,
+    outline_points,
+    split_points,
+)
 from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
