@@ -87,6 +87,38 @@ def test_the_bench_matches_a_detection_to_the_disc_it_shows_not_the_one_hidden_u
     assert s.verdicts["state"] == [("stacked", "in_pit", 999.0)]
 
 
+def test_the_bench_matches_two_stacked_ships_by_colour_where_both_are_posed_a_few_mm_off():
+    """A blue ship on a red one (as in PF bench scene 7298): both detections, of the right colours
+    and verdicts, are posed 4-6 mm off, the blue one nearer the red ship's centre.  Matched by
+    position alone each is scored as the other piece (two wrong verdicts); each is the piece of its
+    colour.  A red detection with no red piece near is still matched, and its colour counted wrong."""
+    from simulator.scene import PieceTruth
+
+    cam = CameraModel(Intrinsics.from_fov((1920, 1080), 70), Pose.look_at([0, 0, -800], [0, 0, 0]))
+    ship = np.array([[16, 0], [6, 7.5], [-10, 10], [-14, 6], [-14, -6], [-10, -10], [6, -7.5]], float)
+
+    def truth(i, color, c, on):
+        return PieceTruth(id=i, kind="starship", color=color, center_mm=c, base_mm=0.0 if on == "board" else 9.0,
+                          height_mm=9.0, footprint_mm=[tuple(p) for p in ship + c], rests_on=on, outbound=on == "piece",
+                          margin_mm=20.0)
+    red, blue = truth(0, "red", (22.1, 445.8), "board"), truth(1, "blue", (20.4, 449.4), "piece")
+    d = Detections(kind=["starship"] * 2, color=["red", "blue"], center_px=np.zeros((2, 2)),
+                   center_mm=[[25.4, 448.6], [26.2, 446.6]], footprint_mm=[ship + [25.4, 448.6], ship + [26.2, 446.6]],
+                   height_mm=[9.0, 9.0])
+    j = Judgement(d, [False, True], [(), ()], [None, None], ["surface", "on_piece"], [None, None],
+                  [20.0, 20.0], [0.9, 0.9], [False, False], ["", ""])
+    s = score_scene(j, [red, blue], cam, cam, "pitchfleet")
+    assert s.missed == 0 and s.false == 0
+    assert sorted(s.verdicts["outbound"]) == [("False", "False", 20.0), ("True", "True", 20.0)]
+    assert sorted(s.verdicts["color"]) == [("blue", "blue", 20.0), ("red", "red", 20.0)]
+    # by position alone (no weight on identity) they are scored as each other's
+    s0 = score_scene(j, [red, blue], cam, cam, "pitchfleet", identity_mm=0.0)
+    assert sorted(s0.verdicts["outbound"]) == [("False", "True", 20.0), ("True", "False", 20.0)]
+    # a lone piece of another colour than its detection is matched all the same
+    s1 = score_scene(j[np.array([True, False])], [blue], cam, cam, "pitchfleet")
+    assert s1.missed == 0 and s1.verdicts["color"] == [("blue", "red", 20.0)]
+
+
 # ------------------------------------------------------------------------------ judgement
 
 def _pf_calibration() -> Calibration:
