@@ -169,6 +169,17 @@ def test_colour_names_of_textbook_colours():
         assert namer.name(np.array(bgr, float))[0] == name
 
 
+def test_colour_distances_of_many_colours_at_once_are_those_of_each():
+    """The namer's distances for (N, 3) Lab colours are, row by row, those of each colour alone
+    (grey and hueless ones included: the achromatic and the hueless terms)."""
+    namer = ColorNamer(["red", "blue", "white", "black"])
+    labs = np.float32([[50, 60, 40], [30, 10, -50], [90, 1, 2], [20, 0, 0], [60, 4, 5]])
+    many = namer.distances(labs)
+    assert many.shape == (5, 4)
+    for row, lab in zip(many, labs):
+        assert row == pytest.approx(namer.distances(lab))
+
+
 def _lab_of_bgr(bgr) -> np.ndarray:
     import cv2
 

@@ -69,19 +69,21 @@ class ColorNamer:
         return self.names[best], conf
 
     def distances(self, lab: np.ndarray) -> np.ndarray:
-        L, a, b = lab
+        """Distance of a CIE Lab colour (3,) to each name's colour: (names,); of many (N, 3): (N, names)."""
+        lab = np.asarray(lab, dtype=np.float32)
+        L, a, b = lab[..., 0], lab[..., 1], lab[..., 2]
         out = []
         c = np.hypot(a, b)
         for n, (pL, pa, pb) in zip(self.names, self.protos):
             if _achromatic(n, (pL, pa, pb)):
                 # achromatic prototypes: lightness matters, chroma away from the prototype's is a
                 # penalty (a textbook grey has none; one learned under a lamp may have a cast)
-                out.append(abs(L - pL) * 1.0 + max(0.0, float(np.hypot(a - pa, b - pb)) - 12) * 1.5)
+                out.append(np.abs(L - pL) * 1.0 + np.maximum(0.0, np.hypot(a - pa, b - pb) - 12) * 1.5)
             else:
                 # chromatic: hue angle and chroma first, lightness weakly
                 dh = np.hypot(a - pa, b - pb)
-                out.append(dh + 0.35 * abs(L - pL) + (25.0 if c < HUELESS_CHROMA else 0.0))
-        return np.array(out)
+                out.append(dh + 0.35 * np.abs(L - pL) + np.where(c < HUELESS_CHROMA, 25.0, 0.0))
+        return np.stack(out, axis=-1) if out else np.zeros(lab.shape[:-1] + (0,))
 
 
 def white_balance_gains(photo_px: np.ndarray, picture_px: np.ndarray) -> list[float]:
