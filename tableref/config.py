@@ -91,6 +91,11 @@ class VisionConfig:
                                            # over the gap between two tiles) shows as two regions of change
     pit_play_tol_mm: float = 1.0           # a disc posed in a pit further than this beyond its play from
                                            # the pit's centre is not in it: it lies on a disc hidden there
+    split_colour_ratio: float = 0.6        # a pixel is named a piece colour where it lies this much nearer it
+                                           # than any other (Lab distance; two pieces of one kind told apart
+                                           # by colour where they lie on one another)
+    split_colour_frac: float = 0.2         # ... and a colour's part of the region counts from this much of
+                                           # the smallest piece's area (px)
     multi_area_ratio: float = 1.15         # a region this much bigger than one piece may hold several
     single_area_max: float = 2.0           # ... and one up to this much bigger may still be one piece
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered

@@ -895,6 +895,20 @@ def test_a_ship_under_one_of_another_colour_posed_on_its_crescent_is_kept():
     assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
 
 
+@pytest.mark.parametrize("seed", [7038, 7054])
+def test_a_ship_on_one_of_another_colour_is_posed_on_its_colour(seed):
+    """Bench scenes 7038 and 7054 of Pitch Fleet: a red ship lying on a blue one, of which a
+    crescent or two show.  The pair was posed on the region's outline alone, both ships 10-20
+    degrees off, and both named red (the lower one's own part was mostly red): the blue ship judged
+    on the piece, the red one on the board.  The region's pixels are named one by one; each ship is
+    posed on its colour's part, the upper one on the line where the colours meet too."""
+    scene, j, s = _judged_bench_scene("pitchfleet", seed)
+    assert s.false == 0 and s.missed == 0
+    assert sorted(j.detections.color.tolist()) == sorted(p.color for p in scene.pieces)
+    assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
+    assert max(s.center_err_mm) < 2.0
+
+
 def test_a_ship_with_a_rim_of_shadow_is_not_read_as_two():
     """Bench scene 7070 of Pitch Fleet: a blue ship whose region (blur, its shadow) is bigger than a
     ship was read as two, the second one posed mostly on plain board beside it, fitted to the rim

@@ -719,6 +719,7 @@ class Detector:
             if best is None or res[0] < best[0]:
                 best, oversized = res, s.round and ratio > self.cfg.multi_area_ratio
         good = best is not None and _fits_well(best[1][0])
+        by_colour = []
         if not good or oversized:
             if self.profile.data.pieces_stack:
                 # a piece lying on one of another kind (a ship on a beam whose ends poke out, of any
@@ -732,6 +733,13 @@ class Detector:
                         # (both seen: one of them alone is a reading of one piece, tried as such)
                         if len(res[1]) == 2 and (best is None or res[0] < best[0]):
                             best = res
+            if self.profile.data.pieces_stack:
+                # two pieces of one kind and different colours lying on one another: each posed on
+                # its colour's part of the region
+                by_colour = self._by_colour(frame, pts, comp, box, lying, judged)
+                for res in by_colour:
+                    if best is None or res[0] < best[0]:
+                        best = res
             # several touching pieces of one kind, every kind the region's size and colour allow,
             # the kinds whose area the region's fits best first (overlapping pieces show less than
             # their sum: a disc on another one).  Not only the best two: area alone often puts a
@@ -752,7 +760,82 @@ class Detector:
                     best = res
                 if res[1] and all(_fits_well(c) for c in res[1]):
                     break  # every piece of this reading fits its outline well: no other count or kind is tried
+            # where the region shows two piece colours, a reading without a piece of one of them
+            # leaves part of the photo unexplained: the colours' reading is taken (none of it weak)
+            colours = {c.fit.shape.color for c in best[1]} if best is not None else set()
+            sure = [r for r in by_colour if not any(_weak(c) for c in r[1])]
+            if sure and not {c.fit.shape.color for c in sure[0][1]} <= colours:
+                best = min(sure, key=lambda r: r[0])
         return [] if best is None else best[1]
+
+    def _by_colour(self, frame, pts: np.ndarray, comp: np.ndarray, box, shapes: list[PieceShape], judged) -> list:
+        """Readings of a region as two pieces of one kind and of different colours, one on the other
+        (a red ship on a blue one, a crescent of which shows).  The region's pixels are named one by
+        one; the upper piece is posed on the outline of its colour's part (the line where its
+        colour meets the other's is its edge), the lower one on the region's outline away from it.
+        Each colour is tried on top; ``judged`` scores the readings as _fit_component's others."""
+        # (not discs: those lying on one another over a pit are told apart by where they lie, see
+        # _pit_states; there the pit's shade and hidden discs' crescents pass for colours)
+        shapes = [s for s in shapes if len(self._colours_of(s.kind)) > 1 and not s.round]
+        if not shapes:
+            return []
+        crop = frame[box[1]:box[3], box[0]:box[2]]
+        inside = comp > 0
+        pix = np.clip(crop[inside].astype(np.float32) * self.gains.reshape(1, 3) / 255.0, 0, 1)
+        lab = cv2.cvtColor(pix.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        out = []
+        for s in shapes:
+            namer = self._namer(self._colours_of(s.kind))
+            d = namer.distances(lab)
+            order = np.argsort(d, axis=1)
+            rows = np.arange(len(d))
+            first, second = d[rows, order[:, 0]], d[rows, order[:, 1]]
+            # a pixel is named where its colour is clearly one (not a highlight, a shadow, a blur)
+            sure = first < self.cfg.split_colour_ratio * second
+            named = np.full(comp.shape, -1, np.int16)
+            named[inside] = np.where(sure, order[:, 0], -1)
+            # the colours shown (the lower piece may show in several crescents): their largest patches
+            present = []
+            for ci in range(len(namer.names)):
+                m = cv2.morphologyEx((named == ci).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+                n_lab, lab_i, stats, _ = components(m)
+                if n_lab >= 2 and stats[1:, cv2.CC_STAT_AREA].sum() >= self.cfg.split_colour_frac * self.min_area_px:
+                    present.append((ci, lab_i == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))))
+            if len(present) != 2:
+                continue
+            for (top, core), (low, _) in (present, present[::-1]):
+                # the upper piece's part: where its colour is the nearer of the two (the line where
+                # they meet lies halfway through the blur between them), the patch of its core, its
+                # holes (highlights, print) filled
+                nearer = np.zeros(comp.shape, np.uint8)
+                nearer[inside] = d[:, top] < d[:, low]
+                n_lab, lab_i = components(nearer)[:2]
+                patch = 1 + np.bincount(lab_i[core], minlength=n_lab)[1:].argmax()
+                part = fill_holes((lab_i == patch).astype(np.uint8))
+                cnts, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+                c = max(cnts, key=len).reshape(-1, 2).astype(np.float64)
+                # (a contour runs through the part's edge pixels: its edge lies half a pixel further out)
+                tangent = np.roll(c, -2, axis=0) - np.roll(c, 2, axis=0)
+                normal = np.column_stack([tangent[:, 1], -tangent[:, 0]])
+                normal /= np.linalg.norm(normal, axis=1, keepdims=True) + 1e-9
+                probe = np.clip(np.round(c + 1.5 * normal).astype(int), 0, [comp.shape[1] - 1, comp.shape[0] - 1])
+                normal[part[probe[:, 1], probe[:, 0]] > 0] *= -1
+                up_pts = c + 0.5 * normal + box[:2]
+                # the upper piece's outline: the region's where it runs along it, else its colour's edge
+                grown = cv2.dilate(part, np.ones((5, 5), np.uint8))
+                ij = np.clip(np.round(pts - box[:2]).astype(int), 0, [comp.shape[1] - 1, comp.shape[0] - 1])
+                along = grown[ij[:, 1], ij[:, 0]] > 0
+                dist_to_region = np.min(np.linalg.norm(up_pts[:, None, :] - pts[None, ::2, :], axis=2), axis=1)
+                upper = np.concatenate([pts[along], up_pts[dist_to_region > 3.0]])
+                lower = pts[~along]
+                if len(upper) < MIN_OUTLINE_POINTS or len(lower) < MIN_OUTLINE_POINTS:
+                    continue
+                f_up = fit_one(s, self.cam, upper, 0.0)
+                f_low = fit_one(s, self.cam, lower, 0.0)
+                res = judged([f_up, f_low], [False, False])
+                if len(res[1]) == 2 and {c.fit.shape.color for c in res[1]} == {namer.names[top], namer.names[low]}:
+                    out.append(res)
+        return out
 
     def _lab_of(self, frame, m, box) -> np.ndarray:
         """White-balanced colour of a region (CIE Lab): hue from its more saturated half, lightness
