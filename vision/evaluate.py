@@ -97,7 +97,8 @@ def score_scene(j: Judgement, truth_pieces, true_cam: CameraModel, est_cam: Came
     # distance
     other = np.array([[p.kind != k or p.color != c for k, c in zip(j.detections.kind, j.detections.color)]
                       for p in truth_pieces], bool)
-    rows, cols = linear_sum_assignment(np.where(cost < gate_mm, cost + gate_mm * cov[:, None] + identity_mm * other, 1e6))
+    weighed = cost + gate_mm * cov[:, None] + identity_mm * other
+    rows, cols = linear_sum_assignment(np.where(cost < gate_mm, weighed, 1e6))
     matched = [(r, c) for r, c in zip(rows, cols) if cost[r, c] < gate_mm]
     s.missed = n_t - len(matched)
     s.false = n_d - len(matched)
