@@ -849,6 +849,18 @@ def test_touching_stations_are_read_as_stations_not_as_many_small_figures():
     assert stations == ["figure:station"] * 6
 
 
+def test_a_station_is_not_read_as_a_scout_fitted_to_an_arc_of_its_outline():
+    """Bench scene 7077 of Galaktico: a blue station that fits its outline loosely (1.2 px, its dark
+    base on a dark board).  Read as four scouts, three of which were not seen (slivers), the one left
+    fitted an arc of the outline well, and its reading was scored on that arc alone: a scout, 10 mm
+    off the station's centre.  A reading whose unseen pieces are dropped is scored on the whole
+    outline."""
+    scene, j, s = _judged_bench_scene("galaktico", 7077)
+    stations = [(seen, round(err, 1)) for (truth, seen, _), err in zip(s.verdicts["kind"], s.center_err_mm)
+                if truth == "figure:station"]
+    assert stations and all(seen == "figure:station" and err < 2.0 for seen, err in stations)
+
+
 @pytest.mark.parametrize("seed", [7065, 7120])
 def test_a_ship_lying_on_another_is_the_one_judged_outbound(seed):
     """Bench scenes of Pitch Fleet with a ship lying on another one, centres ~3 mm apart: a red one

@@ -45,6 +45,7 @@ from .detections import Detections
 from .fit import (
     MIN_OUTLINE_POINTS,
     Fit,
+    explained,
     fast_pose,
     fit_layers,
     fit_many,
@@ -681,7 +682,11 @@ class Detector:
                 # a piece's colour from where it is alone: where two overlap, one hides the other
                 own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
-            geo = self._reading_cost([c.fit for c in cands], kk)
+            scored = [c.fit for c in cands]
+            if len(fits) < kk:
+                # the outline the unseen pieces were fitted to is now the others' to explain
+                scored = explained(scored, self.cam, pts)
+            geo = self._reading_cost(scored, kk)
             colour = float(np.mean([c.colour_dist for c in cands]))
             return geo + max(0.0, colour - 15.0) / 20.0, cands
 

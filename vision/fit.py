@@ -9,7 +9,7 @@ fitted jointly by assigning outline points to the nearest model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -290,6 +290,24 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
             new.append(fit_one(f.shape, cam, sel, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading)))
         fits = new
     return fits
+
+
+def explained(fits: list[Fit], cam: CameraModel, pts_px: np.ndarray) -> list[Fit]:
+    """Posed pieces scored on a whole outline (image px), as posed: each outline point goes to the
+    piece whose edge it lies nearest, and each piece's fit measures (rms, inliers) are taken over
+    its points (copies; a piece no point goes to keeps its own).  Points no piece lies near count
+    against the one they are nearest."""
+    d = np.stack([signed_distance(pts_px, f.hulls(cam)) - f.inflation_px for f in fits])
+    owner = np.argmin(np.abs(d), axis=0)
+    out = []
+    for i, f in enumerate(fits):
+        r = d[i, owner == i]
+        if not len(r):
+            out.append(f)
+            continue
+        out.append(replace(f, rms_px=float(np.sqrt(np.mean(np.minimum(r ** 2, 25.0)))),
+                           inlier_frac=float(np.mean(np.abs(r) < 2.0))))
+    return out
 
 
 def fit_layers(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bases: list[float],
