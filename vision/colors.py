@@ -24,7 +24,7 @@ GREY_CHROMA = 12.0    # a prototype with less chroma than this is named as a gre
 HUELESS_CHROMA = 10.0  # a colour with less chroma than this has no hue to speak of
 
 
-def _achromatic(name: str, proto_lab) -> bool:
+def achromatic(name: str, proto_lab) -> bool:
     """Whether a colour name, with its prototype (Lab), is named by lightness rather than by hue."""
     return name in ACHROMATIC or float(np.hypot(proto_lab[1], proto_lab[2])) < GREY_CHROMA
 
@@ -75,7 +75,7 @@ class ColorNamer:
         out = []
         c = np.hypot(a, b)
         for n, (pL, pa, pb) in zip(self.names, self.protos):
-            if _achromatic(n, (pL, pa, pb)):
+            if achromatic(n, (pL, pa, pb)):
                 # achromatic prototypes: lightness matters, chroma away from the prototype's is a
                 # penalty (a textbook grey has none; one learned under a lamp may have a cast)
                 out.append(np.abs(L - pL) * 1.0 + np.maximum(0.0, np.hypot(a - pa, b - pb) - 12) * 1.5)
@@ -164,7 +164,7 @@ def _could_be(lab: np.ndarray, name: str) -> bool:
     named after the colour not shown (a second red as the blue): that one is not learned."""
     p = textbook_lab(name)
     c = float(np.hypot(lab[1], lab[2]))
-    if _achromatic(name, p):
+    if achromatic(name, p):
         return c <= MAX_GREY_CHROMA
     turn = abs((np.degrees(np.arctan2(lab[2], lab[1]) - np.arctan2(p[2], p[1])) + 180.0) % 360.0 - 180.0)
     return c >= HUELESS_CHROMA and turn <= MAX_HUE_SHIFT_DEG
