@@ -861,6 +861,17 @@ def test_a_station_is_not_read_as_a_scout_fitted_to_an_arc_of_its_outline():
     assert stations and all(seen == "figure:station" and err < 2.0 for seen, err in stations)
 
 
+@pytest.mark.parametrize("seed", [7018, 7253])
+def test_a_red_figure_under_a_warm_lamp_is_not_read_as_a_grey_rock(seed):
+    """Bench scenes 7018 and 7253 of Galaktico: a red scout whose colour (chroma 43-48, far from the
+    textbook red under the scene's lamp) lay nearer red than grey, but not so much nearer that the
+    grey rock was ruled out; the rock fitted the outline better and the scout was read as a grey
+    meteor.  A region of clear hue all over is not tried as a kind that comes only in greys."""
+    scene, j, s = _judged_bench_scene("galaktico", seed)
+    figures = [(t, seen) for t, seen, _ in s.verdicts["kind"] if t.startswith("figure:")]
+    assert figures and not [t for t, seen in figures if seen == "meteor"]
+
+
 @pytest.mark.parametrize("seed", [7065, 7120])
 def test_a_ship_lying_on_another_is_the_one_judged_outbound(seed):
     """Bench scenes of Pitch Fleet with a ship lying on another one, centres ~3 mm apart: a red one

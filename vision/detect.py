@@ -40,7 +40,7 @@ from calibration.model import Calibration, union
 from calibration.profile import BoardProfile
 from tableref.config import VisionConfig
 
-from .colors import PROTOTYPES_RGB, ColorNamer
+from .colors import MAX_GREY_CHROMA, PROTOTYPES_RGB, ColorNamer, achromatic
 from .detections import Detections
 from .fit import (
     MIN_OUTLINE_POINTS,
@@ -635,7 +635,13 @@ class Detector:
         # calibration's pales every colour alike), on the scale of the colours' spread
         k = self._colour_spread()
         near = max(40.0 * k, min(o[3] for o in options) + 20.0 * k)
-        plausible = [o for o in options if o[3] < near]
+        # ... and a region of clear hue all over is not a grey piece's, however far the colours of the
+        # kinds that have one (a red scout under a warm lamp is far from the textbook red, and the
+        # grey rock's distance grows only with the chroma beyond a grey's).  All over: a metal
+        # piece mirrors the colours around it in places
+        hued = self._median_chroma(frame, comp, box) > MAX_GREY_CHROMA
+        plausible = [o for o in options if o[3] < near and not (hued and self._achromatic_kind(o[0].kind))]
+        plausible = plausible or [o for o in options if o[3] < near]
 
         def attempt(s, up, kk):
             # (one start where the quick pose found the outline's shape: its heading tells the
@@ -890,6 +896,18 @@ class Detector:
             d = np.array([namer.distances(p) for p in namer.protos])
             return float(np.min(d + np.diag(np.full(len(d), np.inf))))
         return float(np.clip(nearest_two(self._namer(names)) / max(nearest_two(ColorNamer(names)), 1e-6), 0.1, 1.0))
+
+    def _median_chroma(self, frame, m, box) -> float:
+        """The median chroma (CIE Lab, white-balanced) of a region's pixels."""
+        crop = frame[box[1]:box[3], box[0]:box[2]]
+        pix = np.clip(crop[m > 0].astype(np.float32) * self.gains.reshape(1, 3) / 255.0, 0, 1)
+        lab = cv2.cvtColor(pix.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        return float(median(np.hypot(lab[:, 1], lab[:, 2])))
+
+    def _achromatic_kind(self, kind: str) -> bool:
+        """Whether every colour a kind of piece comes in is a grey (black, grey, silver, white)."""
+        namer = self._namer(self._colours_of(kind))
+        return bool(namer.names) and all(achromatic(n, p) for n, p in zip(namer.names, namer.protos))
 
     def _colours_of(self, kind: str) -> list[str]:
         """The colours the profile's pieces of ``kind`` come in."""
