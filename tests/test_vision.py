@@ -872,6 +872,16 @@ def test_a_red_figure_under_a_warm_lamp_is_not_read_as_a_grey_rock(seed):
     assert figures and not [t for t, seen in figures if seen == "meteor"]
 
 
+def test_a_grey_rock_looked_for_beside_a_figure_is_posed_on_its_own_change():
+    """Bench scene 7114 of Galaktico: a grey meteor on grey print, only a part of which changed the
+    picture clearly, next to a yellow scout.  Looked for around that part, the region ran on into
+    the scout, and of the pieces posed on it the better fitted was kept: the scout again (dropped
+    as a duplicate), and the rock was missed.  The piece kept is one posed on the part that
+    changed."""
+    scene, j, s = _judged_bench_scene("galaktico", 7114)
+    assert s.missed == 0 and s.false == 0
+
+
 @pytest.mark.parametrize("seed", [7065, 7120])
 def test_a_ship_lying_on_another_is_the_one_judged_outbound(seed):
     """Bench scenes of Pitch Fleet with a ship lying on another one, centres ~3 mm apart: a red one

@@ -469,7 +469,10 @@ class Detector:
             # edge (none posed there, or none well: pulled into the shadow), where its colour
             # balance or texture stops showing does
             out += self._pieces_in_mask(frame, np.maximum(plain, tex), region, box, ch, keep)
-        out = sorted(out, key=lambda c: c.fit.cost)[:1]
+        # the piece is the one on the seed (the region may run on into a piece beside it, posed too)
+        sx0, sy0, sx1, sy1 = seed[0] - box[0], seed[1] - box[1], seed[2] - box[0], seed[3] - box[1]
+        on_seed = [c for c in out if silhouette_mask(c.fit.hulls(self.cam), box)[sy0:sy1, sx0:sx1].any()]
+        out = sorted(on_seed or out, key=lambda c: c.fit.cost)[:1]
         for c in out:
             c.fit = self._placed_by_texture(c.fit, tex, box, posed)
             c.faint = True
