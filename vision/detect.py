@@ -642,8 +642,9 @@ class Detector:
         # kinds that have one (a red scout under a warm lamp is far from the textbook red, and the
         # grey rock's distance grows only with the chroma beyond a grey's).  All over: a metal
         # piece mirrors the colours around it in places
-        hued = self._median_chroma(frame, comp, box) > MAX_GREY_CHROMA
-        plausible = [o for o in options if o[3] < near and not (hued and self._achromatic_kind(o[0].kind))]
+        greys = [self._achromatic_kind(o[0].kind) for o in options]
+        hued = any(greys) and self._median_chroma(frame, comp, box) > MAX_GREY_CHROMA
+        plausible = [o for o, grey in zip(options, greys) if o[3] < near and not (hued and grey)]
         plausible = plausible or [o for o in options if o[3] < near]
 
         def attempt(s, up, kk):
@@ -793,10 +794,8 @@ class Detector:
         shapes = [s for s in shapes if len(self._colours_of(s.kind)) > 1 and not s.round]
         if not shapes:
             return []
-        crop = frame[box[1]:box[3], box[0]:box[2]]
         inside = comp > 0
-        pix = np.clip(crop[inside].astype(np.float32) * self.gains.reshape(1, 3) / 255.0, 0, 1)
-        lab = cv2.cvtColor(pix.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        lab = self._pixels_lab(frame, comp, box)
         out = []
         for s in shapes:
             namer = self._namer(self._colours_of(s.kind))
@@ -851,12 +850,17 @@ class Detector:
                     out.append(res)
         return out
 
+    def _pixels_lab(self, frame, m, box) -> np.ndarray:
+        """The white-balanced colours (CIE Lab, (n, 3)) of a region's pixels (``m``: box px), in
+        the order numpy's mask indexing gives them."""
+        crop = frame[box[1]:box[3], box[0]:box[2]]
+        pix = np.clip(crop[m > 0].astype(np.float32) * self.gains.reshape(1, 3) / 255.0, 0, 1)
+        return cv2.cvtColor(pix.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+
     def _lab_of(self, frame, m, box) -> np.ndarray:
         """White-balanced colour of a region (CIE Lab): hue from its more saturated half, lightness
         from all of it (side walls in shade and pale highlights carry little hue)."""
-        crop = frame[box[1]:box[3], box[0]:box[2]]
-        pix = np.clip(crop[m > 0].astype(np.float32) * self.gains.reshape(1, 3) / 255.0, 0, 1)
-        lab = cv2.cvtColor(pix.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        lab = self._pixels_lab(frame, m, box)
         chroma = np.hypot(lab[:, 1], lab[:, 2])
         sat = chroma >= median(chroma)
         return np.array([median(lab[:, 0]), median(lab[sat, 1]), median(lab[sat, 2])], np.float32)
@@ -902,9 +906,7 @@ class Detector:
 
     def _median_chroma(self, frame, m, box) -> float:
         """The median chroma (CIE Lab, white-balanced) of a region's pixels."""
-        crop = frame[box[1]:box[3], box[0]:box[2]]
-        pix = np.clip(crop[m > 0].astype(np.float32) * self.gains.reshape(1, 3) / 255.0, 0, 1)
-        lab = cv2.cvtColor(pix.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        lab = self._pixels_lab(frame, m, box)
         return float(median(np.hypot(lab[:, 1], lab[:, 2])))
 
     def _achromatic_kind(self, kind: str) -> bool:
