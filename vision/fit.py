@@ -52,6 +52,12 @@ class Fit:
 MIN_OUTLINE_POINTS = 12  # an outline (or the part of one that is kept) with fewer says too little to pose on
 
 
+def measures(r: np.ndarray, robust_px: float = 1.0) -> tuple[float, float]:
+    """A pose's fit measures from its outline points' residuals (px): the rms (each residual
+    counted up to 5 px) and the share of points within ``2 * robust_px`` of the model's edge."""
+    return float(np.sqrt(np.mean(np.minimum(r ** 2, 25.0)))), float(np.mean(np.abs(r) < 2.0 * robust_px))
+
+
 def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tuple[int, int]) -> list[np.ndarray]:
     """Sub-pixel outer outlines (image px) of the regions of ``mask``.
 
@@ -181,8 +187,7 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
         sol = least_squares(res, p0, jac=jac, loss="soft_l1", f_scale=robust_px, x_scale=scale, max_nfev=20,
                             xtol=1e-4, ftol=1e-4)
         r = sol.fun[:-1]
-        rms = float(np.sqrt(np.mean(np.minimum(r ** 2, 25.0))))
-        inl = float(np.mean(np.abs(r) < 2.0 * robust_px))
+        rms, inl = measures(r, robust_px)
         p = sol.x
         heading = th0 if fixed_heading else float(p[2])
         fit = Fit(shape, float(p[0]), float(p[1]), heading % 360.0, base_mm, float(p[-1]), rms, inl, len(pts_px),
@@ -305,8 +310,8 @@ def explained(fits: list[Fit], cam: CameraModel, pts_px: np.ndarray) -> list[Fit
         if not len(r):
             out.append(f)
             continue
-        out.append(replace(f, rms_px=float(np.sqrt(np.mean(np.minimum(r ** 2, 25.0)))),
-                           inlier_frac=float(np.mean(np.abs(r) < 2.0))))
+        rms, inl = measures(r)
+        out.append(replace(f, rms_px=rms, inlier_frac=inl))
     return out
 
 
@@ -371,8 +376,8 @@ def fast_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: 
         sd = signed_distance(pts_px, hulls)
         infl = float(np.median(sd))
         r = sd - infl
-        rms = float(np.sqrt(np.mean(np.minimum(r ** 2, 25.0))))
-        fit = Fit(shape, cx, cy, th % 360.0, base_mm, infl, rms, float(np.mean(np.abs(r) < 2.0)), len(pts_px),
+        rms, inl = measures(r)
+        fit = Fit(shape, cx, cy, th % 360.0, base_mm, infl, rms, inl, len(pts_px),
                   clip_below, pts_px)
         if best is None or fit.cost < best.cost:
             best = fit
