@@ -114,6 +114,14 @@ def _by_photo_edge(pts: np.ndarray, size: tuple[int, int], margin: float) -> np.
     return (pts[:, 0] < margin) | (pts[:, 0] > w - 1 - margin) | (pts[:, 1] < margin) | (pts[:, 1] > h - 1 - margin)
 
 
+def _region_colour(lab: np.ndarray) -> np.ndarray:
+    """A region's colour (CIE Lab) from its pixels' (``lab``, (n, 3)): hue from its more saturated
+    half, lightness from all of it (side walls in shade and pale highlights carry little hue)."""
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    sat = chroma >= median(chroma)
+    return np.array([median(lab[:, 0]), median(lab[sat, 1]), median(lab[sat, 2])], np.float32)
+
+
 def _weak(c: Candidate) -> bool:
     """A piece posed poorly: unsure of its colour, or its outline off the model."""
     return c.color_conf < 0.5 or c.fit.rms_px > 1.5 or c.faint
@@ -626,7 +634,8 @@ class Detector:
         one whose outline fit and colour agree best.  A colour far from every colour that kind of
         piece comes in counts against it (a yellow figure is not a grey meteor)."""
         xy = self.cam.backproject(pts, 0.0).mean(axis=0)
-        lab = self._lab_of(frame, comp, box)
+        px_lab = self._pixels_lab(frame, comp, box)
+        lab = _region_colour(px_lab)
         options = []
         for s, up in self._shape_options():
             ratio = area_px / max(self._expected_area_px(s, xy), 1.0)
@@ -643,7 +652,7 @@ class Detector:
         # grey rock's distance grows only with the chroma beyond a grey's).  All over: a metal
         # piece mirrors the colours around it in places
         greys = [self._achromatic_kind(o[0].kind) for o in options]
-        hued = any(greys) and self._median_chroma(frame, comp, box) > MAX_GREY_CHROMA
+        hued = any(greys) and float(median(np.hypot(px_lab[:, 1], px_lab[:, 2]))) > MAX_GREY_CHROMA
         plausible = [o for o, grey in zip(options, greys) if o[3] < near and not (hued and grey)]
         plausible = plausible or [o for o in options if o[3] < near]
 
@@ -751,7 +760,7 @@ class Detector:
             if self.profile.data.pieces_stack:
                 # two pieces of one kind and different colours lying on one another: each posed on
                 # its colour's part of the region
-                by_colour = self._by_colour(frame, pts, comp, box, lying, judged)
+                by_colour = self._by_colour(pts, comp, box, px_lab, lying, judged)
                 for res in by_colour:
                     if best is None or res[0] < best[0]:
                         best = res
@@ -783,19 +792,20 @@ class Detector:
                 best = min(sure, key=lambda r: r[0])
         return [] if best is None else best[1]
 
-    def _by_colour(self, frame, pts: np.ndarray, comp: np.ndarray, box, shapes: list[PieceShape], judged) -> list:
+    def _by_colour(self, pts: np.ndarray, comp: np.ndarray, box, lab: np.ndarray, shapes: list[PieceShape],
+                   judged) -> list:
         """Readings of a region as two pieces of one kind and of different colours, one on the other
-        (a red ship on a blue one, a crescent of which shows).  The region's pixels are named one by
-        one; the upper piece is posed on the outline of its colour's part (the line where its
-        colour meets the other's is its edge), the lower one on the region's outline away from it.
-        Each colour is tried on top; ``judged`` scores the readings as _fit_component's others."""
+        (a red ship on a blue one, a crescent of which shows).  The region's pixels (``lab``: their
+        colours, see :meth:`_pixels_lab`) are named one by one; the upper piece is posed on the
+        outline of its colour's part (the line where its colour meets the other's is its edge), the
+        lower one on the region's outline away from it.  Each colour is tried on top; ``judged``
+        scores the readings as _fit_component's others."""
         # (not discs: those lying on one another over a pit are told apart by where they lie, see
         # _pit_states; there the pit's shade and hidden discs' crescents pass for colours)
         shapes = [s for s in shapes if len(self._colours_of(s.kind)) > 1 and not s.round]
         if not shapes:
             return []
         inside = comp > 0
-        lab = self._pixels_lab(frame, comp, box)
         out = []
         for s in shapes:
             namer = self._namer(self._colours_of(s.kind))
@@ -858,12 +868,8 @@ class Detector:
         return cv2.cvtColor(pix.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
 
     def _lab_of(self, frame, m, box) -> np.ndarray:
-        """White-balanced colour of a region (CIE Lab): hue from its more saturated half, lightness
-        from all of it (side walls in shade and pale highlights carry little hue)."""
-        lab = self._pixels_lab(frame, m, box)
-        chroma = np.hypot(lab[:, 1], lab[:, 2])
-        sat = chroma >= median(chroma)
-        return np.array([median(lab[:, 0]), median(lab[sat, 1]), median(lab[sat, 2])], np.float32)
+        """White-balanced colour of a region (CIE Lab; see :func:`_region_colour`)."""
+        return _region_colour(self._pixels_lab(frame, m, box))
 
     @staticmethod
     def _others(masks: list[np.ndarray], i: int, comp: np.ndarray) -> np.ndarray:
@@ -903,11 +909,6 @@ class Detector:
             d = np.array([namer.distances(p) for p in namer.protos])
             return float(np.min(d + np.diag(np.full(len(d), np.inf))))
         return float(np.clip(nearest_two(self._namer(names)) / max(nearest_two(ColorNamer(names)), 1e-6), 0.1, 1.0))
-
-    def _median_chroma(self, frame, m, box) -> float:
-        """The median chroma (CIE Lab, white-balanced) of a region's pixels."""
-        lab = self._pixels_lab(frame, m, box)
-        return float(median(np.hypot(lab[:, 1], lab[:, 2])))
 
     def _achromatic_kind(self, kind: str) -> bool:
         """Whether every colour a kind of piece comes in is a grey (black, grey, silver, white)."""
