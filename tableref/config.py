@@ -101,6 +101,8 @@ class VisionConfig:
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     min_inside_frac: float = 0.5           # ... the part of each that no other covers at least this much
                                            # within the region (a piece changes the picture where it shows)
+    unlike_colour_ratio: float = 0.5       # a colour (Lab) this much nearer one piece colour than another is
+                                           # surely not the other's (pieces on one another told apart)
     multi_piece_cost: float = 0.15         # a reading of k pieces costs 1 + this x (k - 1) times its
                                            # pieces' mean fit cost (more pieces fit any outline better)
     stack_edge_ratio: float = 1.5          # of two ships lying on one another, the upper one's edge steps

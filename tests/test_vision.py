@@ -928,6 +928,19 @@ def test_a_ship_under_one_of_another_colour_posed_on_its_crescent_is_kept():
     assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
 
 
+def test_a_disc_on_one_of_another_colour_whose_own_part_shows_shaded_is_kept():
+    """Bench scene 7011 of PitRush: a blue disc lying on a white one in pit p19, 3.4 mm off it.  Both
+    were posed; the blue one was named from its own part, a shaded rim, unsure whether blue or black
+    (39.8 from blue), and dropped as a weak candidate on a stronger piece: missed, and the white one
+    read alone in the pit.  Its colour is far nearer blue than white: it is a piece of its own, on
+    the white one."""
+    scene, j, s = _judged_bench_scene("pitrush", 7011)
+    blue = [i for i, p in enumerate(scene.pieces) if p.pit == "board/p19" and p.color == "blue"]
+    assert blue and not set(blue) & set(s.missed_ids)
+    at = {(str(c), str(st)) for c, st, pit in zip(j.detections.color, j.state, j.pit) if pit == "board/p19"}
+    assert at == {("blue", "stacked"), ("white", "in_pit")}
+
+
 @pytest.mark.parametrize("seed", [7038, 7054])
 def test_a_ship_on_one_of_another_colour_is_posed_on_its_colour(seed):
     """Bench scenes 7038 and 7054 of Pitch Fleet: a red ship lying on a blue one, of which a

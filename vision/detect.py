@@ -70,6 +70,7 @@ class Candidate:
     pit_margin: float = np.inf
     upright: bool = False
     colour_dist: float = 0.0
+    colour_lab: np.ndarray | None = None  # the colour its top shows (white-balanced CIE Lab)
     hidden: bool = False  # not seen: inferred (a disc under a stacked one)
     faint: bool = False   # found as a piece the colour of a shadow (Detector._shadow_coloured)
 
@@ -939,6 +940,7 @@ class Detector:
         f.shape = spec_shape.upright() if f.upright else spec_shape
         c = Candidate(f, conf, upright=f.upright)
         c.colour_dist = float(d[i])
+        c.colour_lab = colour_lab
         return c
 
     def _cards_in(self, frame, score, mask, box, thr) -> list[Candidate]:
@@ -1121,10 +1123,11 @@ class Detector:
                 continue
             weak = _weak(cands[i])
             clash = [k for k in near if _overlap(polys[i], polys[k]) > 0.3]
-            if clash and weak and self.profile.data.pieces_stack and cands[i].color_conf >= 0.5 and \
-                    not cands[i].faint and all(cands[k].fit.shape.color != cands[i].fit.shape.color for k in clash):
-                # posed poorly, but surely of a colour that the pieces it lies under are not: a piece
-                # under another one, posed on the crescent of it that shows
+            if clash and weak and self.profile.data.pieces_stack and not cands[i].faint and \
+                    all(self._unlike(cands[i], cands[k]) for k in clash):
+                # posed poorly, or unsure which colour it is, but surely not of the colour of the
+                # pieces it lies on or under: a piece of its own (under another one, posed on the
+                # crescent of it that shows; or on one, only a shaded rim of it its own part)
                 weak = False
             if clash and (weak or not self.profile.data.pieces_stack):
                 continue
@@ -1133,6 +1136,16 @@ class Detector:
         if self.profile.game == "pitchfleet":
             out = self._stacks(out, frame)
         return out
+
+    def _unlike(self, a: Candidate, b: Candidate) -> bool:
+        """Whether the colour ``a`` shows is surely not ``b``'s: nearer ``a``'s colour than ``b``'s by
+        ``unlike_colour_ratio`` (a piece of one colour shaded or lit unlike the calibration may lie
+        between two colours, but not between its own and a far one)."""
+        ca, cb = a.fit.shape.color, b.fit.shape.color
+        if ca == cb or a.colour_lab is None:
+            return False
+        d = self._namer([ca, cb]).distances(a.colour_lab)
+        return bool(d[0] < self.cfg.unlike_colour_ratio * d[1])
 
     def _stacks(self, cands: list[Candidate], frame: np.ndarray | None = None) -> list[Candidate]:
         """Pitch Fleet: of two pieces whose footprints overlap, one lies on the other (and is
