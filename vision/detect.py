@@ -53,6 +53,7 @@ from .fit import (
     initial_pose,
     main_axis,
     outline_points,
+    ring_normals,
     split_points,
 )
 from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
@@ -492,7 +493,7 @@ class Detector:
         of a piece can be: posed on where the picture changed like a shadow there (it and its own
         shadow, not the pieces next to it); kept only if its outline lies on the model's all round
         and its colour is a piece's."""
-        d, plain, _ = self.bg.crop_texture(frame, box, ch.gains)
+        d, plain = self.bg.crop_change(frame, box, ch.gains)
         # where it changed like a shadow: not the pieces next to it
         m = (d > ch.threshold) & (plain <= ch.threshold)
         out = self._pieces_in_mask(frame, d, m.astype(np.uint8), box, ch)
@@ -839,9 +840,7 @@ class Detector:
                 cnts, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
                 c = max(cnts, key=len).reshape(-1, 2).astype(np.float64)
                 # (a contour runs through the part's edge pixels: its edge lies half a pixel further out)
-                tangent = np.roll(c, -2, axis=0) - np.roll(c, 2, axis=0)
-                normal = np.column_stack([tangent[:, 1], -tangent[:, 0]])
-                normal /= np.linalg.norm(normal, axis=1, keepdims=True) + 1e-9
+                normal = ring_normals(c, 2)
                 probe = np.clip(np.round(c + 1.5 * normal).astype(int), 0, [comp.shape[1] - 1, comp.shape[0] - 1])
                 normal[part[probe[:, 1], probe[:, 0]] > 0] *= -1
                 up_pts = c + 0.5 * normal + box[:2]
@@ -1334,10 +1333,8 @@ class Detector:
             ps, ns = [], []
             for r in [me.exterior] + [shapely.Polygon(h).exterior for h in hh[1:] if len(h) >= 3]:
                 ring = shapely.get_coordinates(shapely.segmentize(r, 1.0))[:-1]
-                tangent = np.roll(ring, -1, axis=0) - np.roll(ring, 1, axis=0)
-                normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
                 ps.append(ring)
-                ns.append(normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9))
+                ns.append(ring_normals(ring, 1))  # (either way round: both sides are sampled)
             ring, normal = np.concatenate(ps), np.concatenate(ns)
             inner = other.buffer(-3.0)
             keep = shapely.contains_xy(inner, ring[:, 0], ring[:, 1]) if not inner.is_empty else np.zeros(len(ring), bool)

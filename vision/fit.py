@@ -58,6 +58,14 @@ def measures(r: np.ndarray, robust_px: float = 1.0) -> tuple[float, float]:
     return float(np.sqrt(np.mean(np.minimum(r ** 2, 25.0)))), float(np.mean(np.abs(r) < 2.0 * robust_px))
 
 
+def ring_normals(ring: np.ndarray, k: int) -> np.ndarray:
+    """Unit normals of a closed polyline (N, 2), each across the chord from the k-th point before it
+    to the k-th after it: (t_y, -t_x), outward for a contour that runs as OpenCV's do."""
+    t = np.roll(ring, -k, axis=0) - np.roll(ring, k, axis=0)
+    n = np.column_stack([t[:, 1], -t[:, 0]])
+    return n / (np.linalg.norm(n, axis=1, keepdims=True) + 1e-9)
+
+
 def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tuple[int, int]) -> list[np.ndarray]:
     """Sub-pixel outer outlines (image px) of the regions of ``mask``.
 
@@ -72,9 +80,7 @@ def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tupl
         c = c.reshape(-1, 2).astype(np.float64)
         if len(c) < MIN_OUTLINE_POINTS:
             continue
-        fwd = np.roll(c, -3, axis=0) - np.roll(c, 3, axis=0)
-        n = np.column_stack([fwd[:, 1], -fwd[:, 0]])
-        n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
+        n = ring_normals(c, 3)
         xs = (c[:, 0:1] + offs[None, :] * n[:, 0:1]).astype(np.float32)
         ys = (c[:, 1:2] + offs[None, :] * n[:, 1:2]).astype(np.float32)
         prof = cv2.remap(score, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -362,14 +362,20 @@ class Background:
         k = cv2.GaussianBlur(rmean, (0, 0), sigma_px)
         return cv2.max(cv2.max(cv2.absdiff(f[0], r[0] * k), cv2.absdiff(f[1], r[1] * k)), cv2.absdiff(f[2], r[2] * k))
 
+    def crop_change(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int],
+                    gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Inside a box, at full resolution: the largest channel difference (shadows and all) and the
+        change score with every shadow scored down."""
+        return self._change(*self._crops(frame_bgr, bbox), gains)
+
     def crop_texture(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int],
                      gains: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Inside a box, at full resolution: the largest channel difference (shadows and all), the
-        change score with every shadow scored down, and the texture residual (see
-        :meth:`texture_residual`)."""
+        """:meth:`crop_change` and the texture residual (see :meth:`texture_residual`)."""
         f, r = self._crops(frame_bgr, bbox)
-        d = channel_max(cv2.absdiff(f, r * gains.reshape(1, 1, 3)))
-        return d, self.scores(f, r, gains)[1], self.texture_residual(f, r, gains, max(0.5, self.smooth_px))
+        return *self._change(f, r, gains), self.texture_residual(f, r, gains, max(0.5, self.smooth_px))
+
+    def _change(self, f: np.ndarray, r: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return channel_max(cv2.absdiff(f, r * gains.reshape(1, 1, 3))), self.scores(f, r, gains)[1]
 
     def crop_score(self, frame_bgr: np.ndarray, bbox: tuple[int, int, int, int],
                    gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
