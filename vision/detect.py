@@ -738,7 +738,7 @@ class Detector:
                 f.refined = False
                 quick = (cost, f)
         if quick is not None:
-            return [self._named(frame, quick[1], comp, box)]
+            return self._top_seen([self._named(frame, quick[1], comp, box)], pts)
         oversized = False
         for s, up, ratio, _ in singles[:3]:
             res = attempt(s, up, 1)
@@ -792,7 +792,21 @@ class Detector:
             sure = [r for r in by_colour if not any(_weak(c) for c in r[1])]
             if sure and not {c.fit.shape.color for c in sure[0][1]} <= colours:
                 best = min(sure, key=lambda r: r[0])
-        return [] if best is None else best[1]
+        return [] if best is None else self._top_seen(best[1], pts)
+
+    def _top_seen(self, cands: list[Candidate], pts: np.ndarray) -> list[Candidate]:
+        """A piece standing on its end (a beam) whose walls are much the board's colour shows little
+        but its top, seen a piece's height further from the nadir than its footprint: where the top
+        alone, posed, fits the outline better, it is posed so."""
+        if len(cands) != 1 or not cands[0].upright:
+            return cands
+        f = cands[0].fit
+        top = fit_one(f.shape, self.cam, pts, f.base_mm, f.base_mm + f.shape.height_mm - self.cfg.top_seen_mm,
+                      init=(f.x, f.y, f.heading))
+        if top.cost < f.cost:
+            top.upright = True
+            cands[0].fit = top
+        return cands
 
     def _by_colour(self, pts: np.ndarray, comp: np.ndarray, box, lab: np.ndarray, shapes: list[PieceShape],
                    judged) -> list:
