@@ -58,6 +58,7 @@ def calibrate_board_files(image: Path, profile_arg: str, camera: Path | None, ou
         lines.append(f"  {pl.tile:<12} turned {pl.rotation_deg:+7.2f} deg at ({pl.offset_mm[0]:7.1f}, {pl.offset_mm[1]:7.1f}) mm")
     lines.append(f"  fit {q.reprojection_rms_px:.2f} px, board edges {q.corner_rms_mm if q.corner_rms_mm is not None else float('nan'):.2f} mm, "
                  f"{q.mm_per_px:.2f} mm/px, lens from {q.distortion_from}, {reg.timings['total']:.1f} s")
+    lines += [f"  note: {n}" for n in q.notes if n.startswith("the photo told only")]
     if overlay is not None:
         lines.append(f"  overlay: {overlay}")
     return "\n".join(lines)

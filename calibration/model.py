@@ -101,6 +101,9 @@ class Quality(Part):
         None, description="lowest median patch correlation over any well-printed part (~120 mm) of any tile")
     mm_per_px: float | None = pydantic.Field(None, description="board scale at the centre of the view")
     distortion_from: Literal["camera", "edges", "none", "simulator"] = "none"
+    focal_told: float | None = pydantic.Field(
+        None, description="how much of the focal length the photo told, 0..1 (the rest is the default lens's); "
+                          "None: the lens came from camera.json")
     notes: list[str] = []
 
 

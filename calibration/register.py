@@ -479,6 +479,7 @@ class CameraSolver:
     # sigma of a part's rotation (deg) and offset (mm) from its nominal place
     NOMINAL_SIGMA = np.array([0.3, 1.0, 1.0])
     PRIOR_WEIGHT = 3.0  # of the weak priors on the free intrinsics
+    focal_told: float | None = None  # after solve(): how much of the focal length the photo told (None: given)
 
     def __init__(self, image_size, tiles: list[str], ref: int, intrinsics: Intrinsics | None, cfg: RegistrationConfig,
                  nominal: list[TilePlacement] | None = None):
@@ -649,8 +650,27 @@ class CameraSolver:
                                 f_scale=f_scale,
                                 bounds=(lb, ub), x_scale=np.array(scale), max_nfev=100, xtol=1e-6, ftol=1e-6)
             x = sol.x
+        if self.fixed_intr is None:
+            # (a focal length held by its bounds was not fitted: none of it was told)
+            self.focal_told = self._focal_told(sol) if free_distortion else 0.0
         K, dist, rvec, tvec, placements = self._unpack(sol.x, placements0)
         return K, dist, rvec, tvec, placements, sol
+
+    def _focal_told(self, sol) -> float:
+        """How much of the focal length the photo told, 0..1: one minus its variance after the fit
+        (the other parameters free, from the Gauss-Newton information at the solution) over the
+        variance its prior alone leaves.  Near 0 where the boards are seen head-on: a plane seen
+        square-on shows no perspective, and a longer lens further away gives the same picture."""
+        J = np.asarray(sol.jac, dtype=np.float64)
+        A = J.T @ J
+        d = np.sqrt(np.maximum(np.diag(A), 1e-300))
+        try:
+            cov = np.linalg.inv(A / np.outer(d, d)) / np.outer(d, d)
+        except np.linalg.LinAlgError:
+            return 0.0
+        _, _, sigma = self._intrinsic_priors()
+        prior_var = (sigma[0] / self.PRIOR_WEIGHT) ** 2
+        return float(np.clip(1.0 - cov[0, 0] / prior_var, 0.0, 1.0))
 
 
 # --------------------------------------------------------------------------------- the pipeline
@@ -856,13 +876,34 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
                       median_tile_score=round(float(np.median(list(scores.values()))), 4),
                       worst_part_score=round(min(part_scores), 4), mm_per_px=round(mmpp, 4),
                       distortion_from="camera" if intrinsics is not None else "edges",
+                      focal_told=None if solver.focal_told is None else round(solver.focal_told, 3),
                       notes=[f"{len(prob.image_px)} points and {len(prob.edge_px)} lines of the print matched",
-                             f"focal length {K[0, 0]:.1f} px"])
+                             f"focal length {K[0, 0]:.1f} px",
+                             *_focal_notes(solver.focal_told, cam, lay, profile, cfg)])
     appearance = {"wb_gains": board_white_balance(image, profile, placements, cam)}
     calib = build_calibration(profile, placements, cam, quality, profile_ref=profile_ref, source_image=source_image,
                               appearance=appearance)
     timings["total"] = time.perf_counter() - t0
     return Registration(calib, cam, placements, {m.template.name: m.inliers for m in matches}, rms, timings)
+
+
+def _focal_notes(told: float | None, cam: CameraModel, lay: Layout, profile: BoardProfile,
+                 cfg: RegistrationConfig) -> list[str]:
+    """A warning when the photo told little of the focal length (``told`` below
+    ``cfg.min_focal_told``): the camera's height above the table, and so every piece's parallax,
+    is then the default lens's guess.  Says by how much the tallest piece's footprint may be off
+    at the boards' corners (where the view is most oblique) if the lens is a prior's sigma off."""
+    if told is None or told >= cfg.min_focal_told or not profile.data.pieces:
+        return []
+    tall = max(p.height_mm for p in profile.data.pieces)
+    corners = np.asarray(lay.support.convex_hull.exterior.coords)[:-1]
+    top = cam.backproject(cam.project_plane(corners), tall)  # where a point that high over each corner seems to stand
+    off = float(np.max(np.linalg.norm(top - corners, axis=1))) * cfg.prior_f_sigma
+    return [f"the photo told only {told:.0%} of the focal length: the boards are seen nearly head-on, which shows "
+            f"no perspective, so the camera's height (and every piece's parallax) rests on the default "
+            f"{cfg.prior_hfov_deg:.0f}-degree lens and may be off by {cfg.prior_f_sigma:.0%} or more, {off:.1f} mm for a piece "
+            f"{tall:g} mm tall at the boards' corners. Tilt the camera a little, or calibrate it once "
+            "('tableref calibrate camera') and pass --camera"]
 
 
 @dataclass

@@ -33,6 +33,8 @@ class RegistrationConfig:
     min_inlier_ratio: float = 0.08
     prior_hfov_deg: float = 62.0           # weak prior on the focal length when no camera.json is given
     prior_f_sigma: float = 0.35            # relative sigma of that prior
+    min_focal_told: float = 0.5            # a photo that tells less of the focal length than this (the rest
+                                           # is the prior's) gets a warning: the parallax is a guess
     prior_aspect_sigma: float = 0.005      # sigma of the prior on the pixels' aspect fy / fx around 1
     robust_px: float = 1.0                 # Huber scale of the bundle adjustment, full-resolution px
     max_points: int = 1200               # observations the bundle adjustment uses (spread over the tiles)

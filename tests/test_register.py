@@ -176,6 +176,46 @@ def test_bundle_adjustment_recovers_the_pixel_aspect():
     assert abs(K1[1, 1] / K1[0, 0] - 1.004) < 5e-4
 
 
+@pytest.mark.parametrize("tilt_deg,told", [(0.0, (0.0, 0.2)), (20.0, (0.8, 1.0))])
+def test_the_fit_says_how_much_of_the_focal_length_the_board_told(tilt_deg, told):
+    """A plane seen square-on shows no perspective: a longer lens further away gives the same
+    picture, so the focal length rests on its prior; seen 20 degrees obliquely, the picture tells
+    it.  The same exact points of a board, seen both ways."""
+    from calibration.camera import CameraModel, Intrinsics, Pose
+    from calibration.model import TilePlacement
+    from calibration.register import CameraSolver, Problem
+    from tableref.config import RegistrationConfig
+
+    w, h = 1920, 1080
+    K = np.array([[1100.0, 0, (w - 1) / 2], [0, 1100.0, (h - 1) / 2], [0, 0, 1]])
+    dist = np.array([-0.08, 0.01, 0.0, 0.0, 0.0])
+    a = np.radians(tilt_deg)
+    eye = [300.0 + 700.0 * np.sin(a), 200.0, -700.0 * np.cos(a)]
+    true = CameraModel(Intrinsics((w, h), K, dist), Pose.look_at(eye, [300.0, 200.0, 0.0]))
+    places = [TilePlacement(tile="mat", rotation_deg=0.0, offset_mm=(0.0, 0.0))]
+    gx, gy = np.meshgrid(np.linspace(10, 590, 24), np.linspace(10, 390, 16))
+    local = np.column_stack([gx.ravel(), gy.ravel()])
+    prob = Problem(np.zeros(len(local), int), local, true.project_plane(local), np.ones(len(local)))
+    solver = CameraSolver((w, h), ["mat"], 0, None, RegistrationConfig())
+    solver.solve(prob, places, K, dist, true.pose.rvec + 0.01, true.pose.tvec + 5.0, close=True)
+    assert told[0] <= solver.focal_told <= told[1]
+
+
+def test_a_board_seen_head_on_gets_a_note_that_its_parallax_is_a_guess():
+    """A simulated table photographed 0.3 degrees from straight down: the calibration says how
+    little of the focal length the photo told and what to do; one seen 18 degrees off does not."""
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin("pitchfleet")
+    notes = {}
+    for seed in (7007, 7008):  # 0.3 and 17.8 degrees of tilt
+        _, res = simulate("pitchfleet", seed, (1920, 1080), empty=True)
+        q = register(res.image, prof).calibration.quality
+        notes[seed] = (q.focal_told, [n for n in q.notes if n.startswith("the photo told only")])
+    assert notes[7007][0] < 0.2 and len(notes[7007][1]) == 1 and "tableref calibrate camera" in notes[7007][1][0]
+    assert notes[7008][0] > 0.8 and notes[7008][1] == []
+
+
 def test_a_fit_that_misses_one_end_of_a_board_is_refused():
     """A mat placed right at one end and a few mm off at the other still matches its picture over
     most of its print (the tile's median correlation passes), but not in the part it misses: the
