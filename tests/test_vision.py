@@ -145,6 +145,22 @@ def test_outbound_is_the_centre_off_the_boards_and_overhang_is_not():
     assert not crack.outbound[0]
 
 
+@pytest.mark.parametrize("told,flagged", [(None, False), (1.0, False), (0.0, True)])
+def test_a_verdict_within_what_a_guessed_parallax_may_move_is_flagged(told, flagged):
+    """A 40 mm tall piece 3 mm inside the boards' edge, 300 mm off the camera's nadir: its top is
+    seen ~16 mm further out than its base.  Where the calibration photo did not tell the lens
+    (focal_told 0) that parallax may be a third off, ~5 mm, more than the 3 mm margin: a person
+    confirms the verdict.  Where it told it, or camera.json gave it (None), 3 mm is decided."""
+    cal = _pf_calibration()
+    cal.data.quality.focal_told = told
+    det = _ship_at(3.0, 300.0)
+    det.height_mm[:] = 40.0
+    j = judge(det, cal)
+    assert not j.outbound[0] and j.margin_mm[0] == pytest.approx(3.0, abs=0.01)
+    assert bool(j.review[0]) is flagged
+    assert ("parallax" in j.reasons[0]) is flagged
+
+
 def test_zones_touched_with_margins():
     cal = _pf_calibration()
     mars = next(z for z in cal.data.zones if z.id == "mars/planet")

@@ -3,7 +3,9 @@
 Vectorised predicates over prepared geometries (``shapely.contains_xy``, ``STRtree.query`` with a
 predicate), no Python loop over points.  Every verdict carries its margin: how far (mm) the piece
 is from that verdict flipping; the piece's margin is the smallest of them, and a piece whose
-margin is below the configured review margin is flagged for a person to confirm.
+margin is below the configured review margin is flagged for a person to confirm — or below how
+far its parallax may be off, where the calibration photo did not tell the lens (see
+:func:`parallax_doubt_mm`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import shapely
 from shapely.geometry import Polygon
 
 from calibration.model import Calibration
-from tableref.config import VisionConfig
+from tableref.config import RegistrationConfig, VisionConfig
 
 from .detections import Detections
 from .judgement import Judgement
@@ -58,6 +60,25 @@ def _touch_depth(fp: Polygon, zone: Polygon) -> float:
         pts = np.vstack([pts, grid])
     d = shapely.distance(zone.boundary, shapely.points(pts))
     return float(np.max(d))
+
+
+def parallax_doubt_mm(det: Detections, cal: Calibration) -> np.ndarray:
+    """How far (table mm) each piece may be off because the calibration photo told too little of
+    the focal length (``quality.focal_told``, 1: all of it; None: the lens came from camera.json):
+    the camera's height, and so the parallax that places a tall piece from its top, is then the
+    default lens's guess, up to ``prior_f_sigma`` off.  The parallax of the piece's top at its
+    place, times that part of the prior's doubt the photo left.  Zero where the photo told it."""
+    told = cal.data.quality.focal_told
+    n = len(det)
+    if told is None or told >= 1.0 or n == 0:
+        return np.zeros(n)
+    rel = RegistrationConfig().prior_f_sigma * (1.0 - told)
+    cam = cal.camera
+    c = np.asarray(det.center_mm, np.float64)
+    base = np.asarray(det.base_mm, np.float64)
+    top = base + np.asarray(det.height_mm, np.float64)
+    seen = cam.backproject(cam.project_plane(c, top), base)  # where its top's image falls, at its base's height
+    return rel * np.linalg.norm(seen - c, axis=1)
 
 
 def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pits: list[str | None] | None = None,
@@ -143,9 +164,17 @@ def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pi
             continue
         margins[i] = min(margins[i], float(shapely.distance(footprints[i], cal.zone_geoms[int(z)])))
     conf = det.confidence if confidences is None else confidences
-    review = (margins < cfg.review_margin_mm) | (conf < cfg.color_confidence_min)
+    unsure = parallax_doubt_mm(det, cal)
+    review = (margins < np.maximum(cfg.review_margin_mm, unsure)) | (conf < cfg.color_confidence_min)
     for i in range(n):
-        if review[i]:
-            reasons[i] += f" — REVIEW: {'margin %.1f mm' % margins[i] if margins[i] < cfg.review_margin_mm else 'unsure of the piece'}"
+        if not review[i]:
+            continue
+        if margins[i] < cfg.review_margin_mm:
+            reasons[i] += f" — REVIEW: margin {margins[i]:.1f} mm"
+        elif margins[i] < unsure[i]:
+            reasons[i] += (f" — REVIEW: margin {margins[i]:.1f} mm, within the {unsure[i]:.1f} mm its parallax may be "
+                           "off (the calibration photo did not tell the lens)")
+        else:
+            reasons[i] += " — REVIEW: unsure of the piece"
     margins = np.where(np.isfinite(margins), margins, 999.0)
     return Judgement(det, outbound, zones_out, pits, states, spaces, margins, conf, review, reasons)
