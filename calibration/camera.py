@@ -211,6 +211,14 @@ class CameraModel:
             s = (z_plane - c[2]) / d[:, 2]
         return c[:2] + s[:, None] * d[:, :2]
 
+    def parallax_mm(self, xy_mm: np.ndarray, height_mm: float | np.ndarray,
+                    base_mm: float | np.ndarray = 0.0) -> np.ndarray:
+        """How far (mm, (N,)) the top of something ``height_mm`` tall standing at ``xy_mm`` on the
+        plane ``base_mm`` seems to stand from its foot: its image taken back to that plane."""
+        xy = _as_pts(xy_mm, 2)
+        base = np.asarray(base_mm, dtype=np.float64)
+        return np.linalg.norm(self.backproject(self.project_plane(xy, base + height_mm), base) - xy, axis=1)
+
     def mm_per_px_at(self, xy_mm: np.ndarray, height_mm: float = 0.0) -> np.ndarray:
         """Local scale on the plane: mm covered by one pixel near each table point (N,)."""
         xy = _as_pts(xy_mm, 2)

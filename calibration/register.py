@@ -887,6 +887,9 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     return Registration(calib, cam, placements, {m.template.name: m.inliers for m in matches}, rms, timings)
 
 
+FOCAL_NOTE = "the photo told only"  # how the note of a focal length the photo did not tell begins
+
+
 def _focal_notes(told: float | None, cam: CameraModel, lay: Layout, profile: BoardProfile,
                  cfg: RegistrationConfig) -> list[str]:
     """A warning when the photo told little of the focal length (``told`` below
@@ -897,9 +900,8 @@ def _focal_notes(told: float | None, cam: CameraModel, lay: Layout, profile: Boa
         return []
     tall = max(p.height_mm for p in profile.data.pieces)
     corners = np.asarray(lay.support.convex_hull.exterior.coords)[:-1]
-    top = cam.backproject(cam.project_plane(corners), tall)  # where a point that high over each corner seems to stand
-    off = float(np.max(np.linalg.norm(top - corners, axis=1))) * cfg.prior_f_sigma
-    return [f"the photo told only {told:.0%} of the focal length: the boards are seen nearly head-on, which shows "
+    off = float(np.max(cam.parallax_mm(corners, tall))) * cfg.prior_f_sigma
+    return [f"{FOCAL_NOTE} {told:.0%} of the focal length: the boards are seen nearly head-on, which shows "
             f"no perspective, so the camera's height (and every piece's parallax) rests on the default "
             f"{cfg.prior_hfov_deg:.0f}-degree lens and may be off by {cfg.prior_f_sigma:.0%} or more, {off:.1f} mm for a piece "
             f"{tall:g} mm tall at the boards' corners. Tilt the camera a little, or calibrate it once "

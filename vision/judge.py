@@ -73,12 +73,7 @@ def parallax_doubt_mm(det: Detections, cal: Calibration) -> np.ndarray:
     if told is None or told >= 1.0 or n == 0:
         return np.zeros(n)
     rel = RegistrationConfig().prior_f_sigma * (1.0 - told)
-    cam = cal.camera
-    c = np.asarray(det.center_mm, np.float64)
-    base = np.asarray(det.base_mm, np.float64)
-    top = base + np.asarray(det.height_mm, np.float64)
-    seen = cam.backproject(cam.project_plane(c, top), base)  # where its top's image falls, at its base's height
-    return rel * np.linalg.norm(seen - c, axis=1)
+    return rel * cal.camera.parallax_mm(det.center_mm, det.height_mm, det.base_mm)
 
 
 def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pits: list[str | None] | None = None,
