@@ -216,7 +216,10 @@ def galaktico_profile() -> ProfileFile:
                       Layer(h0=round(hh * 0.8, 3), h1=hh, **top)]
             pieces.append(PieceSpec(kind=f"figure:{kind}", color=color, diameter_mm=2 * r, height_mm=hh,
                                     count=count, layers=layers))
-    rock = [(11.0, 0.0), (7.0, 8.5), (-2.0, 11.0), (-10.0, 6.0), (-11.0, -3.0), (-5.0, -10.0), (5.0, -9.0)]
+    # a rough heptagon, centred on its centroid (the piece's centre: a rock's heading is hard to
+    # see, and should not move where the referee puts it)
+    rock = [(11.485, -0.324), (7.485, 8.176), (-1.515, 10.676), (-9.515, 5.676), (-10.515, -3.324),
+            (-4.515, -10.324), (5.485, -9.324)]
     pieces.append(PieceSpec(kind="meteor", color="grey", polygon=rock, height_mm=12.0, count=24,
                             layers=[Layer(h0=0.0, h1=6.6), Layer(h0=6.6, h1=12.0, scale=0.72)]))
     return ProfileFile(game="galaktico", name="Galaktico (nominal)", nominal=True,
