@@ -237,6 +237,29 @@ def test_unknown_colour_takes_the_tracks_colour():
     assert res.detections.track_id[0] == 1 and res.detections.color[0] == "red"
 
 
+def test_a_disc_of_unknown_colour_is_the_one_that_lay_there_not_one_from_afar():
+    """PitRush bench scene 7018: a black disc lay in pit p3, a white one in p7.  Then a yellow disc
+    came to lie on the black one and a black one on it, and a blue one on the white one.  The
+    detector saw at p3 the yellow and black discs over a disc of unknown colour, and at p7 a blue
+    disc alone.  With nothing but the colours to go by, the unknown disc was the white one, shot
+    70 mm into p3, and the black one knocked onto the stack.  It is the black one, where it lay; the
+    white one is hidden under the blue one, which lies on it."""
+    p3, p7 = "t1/p3", "t1/p7"
+    tr = Tracker()
+    tr.update(_judgement([_piece("black", 247.3, 149.4, "in_pit", p3), _piece("white", 316.6, 161.9, "in_pit", p7)]),
+              t=0.0)
+    res = tr.update(_judgement([_piece("yellow", 252.5, 149.2, "stacked", p3), _piece("unknown", 247.4, 150.3, "in_pit", p3),
+                                _piece("black", 240.5, 151.1, "stacked", p3), _piece("blue", 315.0, 162.1, "in_pit", p7)]),
+                    t=1.0)
+    j = res.judgement
+    assert _id_at(res, 247.4, 150.3) == 1 and j.detections.color[1] == "black"
+    assert res.moved == () and res.covered == (2,)
+    assert j.state[3] == "stacked" and res.corrected == (_id_at(res, 315.0, 162.1),)
+    white = res.row_of(2)
+    assert white is not None and j.state[white] == "in_pit" and j.pit[white] == p7
+    assert "(disc/blue, stacked t1/p7)" in j.reasons[white]  # the piece over it as finally judged
+
+
 def test_empty_scenes():
     tr = Tracker()
     res = tr.update(Judgement.empty(), t=0.0)

@@ -6,8 +6,10 @@ every piece a persistent ``track_id`` (from 1; ``-1`` is untracked):
 * **association** — per kind, a Hungarian assignment (``scipy.optimize.linear_sum_assignment``) on
   the distance between centres in table mm, gated at ``gate_mm``; pieces of different colours never
   match (``"unknown"``, a piece whose colour the detector could not see, matches any colour and
-  takes the track's).  A match that moved more than ``move_tol_mm`` pays ``moved_cost_mm`` on top
-  of its distance: of two explanations, the one in which fewer pieces moved wins (one shot moves
+  takes the track's, but only within ``unknown_gate_mm``: with no colour to go by, only its place
+  says which piece it is — a disc inferred hidden in a pit is the one that lay in that pit, not one
+  from across the board).  A match that moved more than ``move_tol_mm`` pays ``moved_cost_mm`` on
+  top of its distance: of two explanations, the one in which fewer pieces moved wins (one shot moves
   one piece and perhaps knocks a few; it does not swap two pieces of the same colour).
 * **per shot** — ``moved``: matched tracks displaced by more than ``move_tol_mm``; ``shot``: the
   caller's ``shot_hint`` if given, else the track that moved farthest (if nothing moved and one
@@ -155,14 +157,17 @@ class Tracker:
     price of explaining a piece as moved rather than still; ``cover_frac``: the overlap (of the
     smaller footprint) that makes a piece lie over a vanished one; ``return_gate_mm``: a new piece
     this close to where a removed track of its kind and colour vanished is that track again (the
-    detector missed it for a shot or more).
+    detector missed it for a shot or more); ``unknown_gate_mm``: the farthest a piece whose colour
+    is unknown (the detector's or the track's) may be matched.
     """
 
     def __init__(self, cfg: VisionConfig | None = None, *, move_tol_mm: float = 2.0, gate_mm: float = 500.0,
-                 moved_cost_mm: float = 10.0, cover_frac: float = 0.2, return_gate_mm: float = 5.0):
+                 moved_cost_mm: float = 10.0, cover_frac: float = 0.2, return_gate_mm: float = 5.0,
+                 unknown_gate_mm: float = 5.0):
         self.cfg = cfg or VisionConfig()
         self.move_tol_mm = float(move_tol_mm)
         self.return_gate_mm = float(return_gate_mm)
+        self.unknown_gate_mm = float(unknown_gate_mm)
         self.gate_mm = float(gate_mm)
         self.moved_cost_mm = float(moved_cost_mm)
         self.cover_frac = float(cover_frac)
@@ -186,7 +191,8 @@ class Tracker:
         pk = np.array([t.kind for t in prev], dtype=object)
         pcol = np.array([t.color for t in prev], dtype=object)
         same_kind = pk[:, None] == det.kind[None, :]
-        same_col = (pcol[:, None] == det.color[None, :]) | (pcol[:, None] == "unknown") | (det.color[None, :] == "unknown")
+        unknown = (pcol[:, None] == "unknown") | (det.color[None, :] == "unknown")
+        same_col = (pcol[:, None] == det.color[None, :]) | (unknown & (d <= self.unknown_gate_mm))
         ok = same_kind & same_col & (d <= self.gate_mm)
         c = np.where(d <= self.move_tol_mm, d, d + self.moved_cost_mm)
         cost[ok] = c[ok]
@@ -230,7 +236,7 @@ class Tracker:
         """``v``'s row kept under current row ``i``; True when it had to move there (knocked in)."""
         row = _copy(v.row)
         d = row.detections
-        st_c, pit_c = str(jud.state[i]), jud.pit[i]
+        pit_c = jud.pit[i]
         moved = False
         if pit_c is not None and not (v.state in PIT_STACK and v.pit == pit_c):
             # it was on the surface or hanging and is now under a disc in that pit: knocked in.  A pit
@@ -244,9 +250,13 @@ class Tracker:
             row.state[0] = "stacked" if seen_in else "in_pit"
             row.pit[0], row.outbound[0], row.zones[0] = pit_c, False, ()
             moved = True
-        below = f"under track {int(ids[i])} ({jud.detections.kind[i]}/{jud.detections.color[i]}, {_where(st_c, pit_c)})"
-        row.reasons[0] = f"not visible: covered {below}; {_where(str(row.state[0]), row.pit[0])} from the track history"
         return row, moved
+
+    @staticmethod
+    def _under(jud: Judgement, i: int, ids: np.ndarray) -> str:
+        """What hides a covered track: current row ``i``, as finally judged."""
+        return (f"under track {int(ids[i])} ({jud.detections.kind[i]}/{jud.detections.color[i]}, "
+                f"{_where(str(jud.state[i]), jud.pit[i])})")
 
     # ------------------------------------------------------------------------------ update
     def update(self, judgement: Judgement, t: float, shot_hint: int | None = None) -> TrackResult:
@@ -304,7 +314,7 @@ class Tracker:
         polys = [Polygon(fp) for fp in det.footprint_mm]
         covered, removed, still_hidden, knocked_in = [], [], [], []
         hidden_rows: dict[int, tuple[Judgement, int]] = {}
-        sentences: list[str] = []
+        sentences: list[str | _Track] = []
         for tr in prev:
             if tr.id in matched:
                 continue
@@ -326,9 +336,7 @@ class Tracker:
             hidden_rows[tr.id] = (row, i)
             if tr.covered_by is None:
                 covered.append(tr.id)
-                sentences.append(f"{tr.label()} vanished from {_xy(tr.center)} under track {int(ids[i])} "
-                                 f"({det.kind[i]}/{det.color[i]}, {_where(str(jud.state[i]), jud.pit[i])}): "
-                                 f"covered, kept as {_where(str(row.state[0]), row.pit[0])}")
+                sentences.append(tr)  # (said below, once the piece over it is finally judged)
             else:
                 still_hidden.append(tr.id)
 
@@ -352,6 +360,11 @@ class Tracker:
         for tid, (row, i) in hidden_rows.items():  # under a raised stacker, the hidden one sits lower
             if tid in knocked_in:
                 row.detections.base_mm[0] = det.base_mm[i] - row.detections.height_mm[0]
+            row.reasons[0] = (f"not visible: covered {self._under(jud, i, ids)}; "
+                              f"{_where(str(row.state[0]), row.pit[0])} from the track history")
+        sentences = [f"{s.label()} vanished from {_xy(s.center)} {self._under(jud, hidden_rows[s.id][1], ids)}: "
+                     f"covered, kept as {_where(str(hidden_rows[s.id][0].state[0]), hidden_rows[s.id][0].pit[0])}"
+                     if isinstance(s, _Track) else s for s in sentences]
 
         # -- moves
         moved = sorted((tid for tid, d in disp.items() if d > self.move_tol_mm), key=lambda k: (-disp[k], k))
