@@ -72,6 +72,40 @@ def cached_shot(game: str, seed: int, size: tuple[int, int]):
     return read_image(img_p)
 
 
+def scenes_before(scene) -> list:
+    """The simulated table of ``scene`` before each shot that laid a piece on another, in the order
+    they came (``SceneFile`` each, its camera noise drawn anew): first with every piece that rests
+    on another taken away, then with one more of them each time; empty when no piece rests on
+    another.
+
+    In play the referee sees the table after every shot: a disc that lands right over a disc in a
+    pit hides it, and only the photos before tell that it is there."""
+    on = [p for p in scene.pieces if p.rests_on == "piece"]  # (in the order the simulator laid them)
+    out = []
+    for k in range(len(on)):
+        sc = scene.model_copy(deep=True)
+        sc.shot = scene.shot + 2 + k  # (+1 is cached_shot's)
+        later = {p.id for p in on[k:]}
+        sc.pieces = [p for p in sc.pieces if p.id not in later]
+        out.append(sc)
+    return out
+
+
+def cached_before(game: str, seed: int, size: tuple[int, int]) -> list[np.ndarray]:
+    """The photos of :func:`scenes_before` of :func:`cached_scene` (layout 1), rendered once and
+    cached."""
+    from calibration.profile import BoardProfile
+    from simulator.render import render_scene
+
+    out = []
+    for k, sc in enumerate(scenes_before(cached_scene(game, seed, size, empty=False)[0])):
+        img_p = cache_dir() / f"{game}-{seed}-{size[0]}x{size[1]}-l1-before{k or ''}.jpg"
+        if not img_p.exists():
+            write_bytes(img_p, render_scene(sc, BoardProfile.builtin(game)).jpeg)
+        out.append(read_image(img_p))
+    return out
+
+
 # ------------------------------------------------------------------------------ calibration
 
 @dataclass
@@ -150,7 +184,7 @@ def _acc_job(args) -> AccRow:
     from vision.detect import Detector
     from vision.evaluate import score_scene
 
-    game, seed, size, true_cal, learn = args
+    game, seed, size, true_cal, learn, in_play = args
     one_core()
     prof = BoardProfile.builtin(game)
     empty_scene, empty = cached_scene(game, seed, size, empty=True)
@@ -166,14 +200,23 @@ def _acc_job(args) -> AccRow:
         det = Detector(cal, prof, empty)
         if learn:
             _learn_colours(det, cached_scene(game, seed, size, empty=False, layout=2)[1])
+        prev, tracker = None, None
+        if in_play:  # as the live referee: each photo before, then this one, through the tracker
+            from vision.track import Tracker
+
+            tracker = Tracker()
+            for k, before in enumerate(cached_before(game, seed, size)):
+                prev = det.detect(before, previous=prev)
+                tracker.update(prev.judgement, float(k))
         t0 = time.process_time()
-        res = det.detect(img)
+        res = det.detect(img, previous=prev)
         ms = (time.process_time() - t0) * 1000
+        jud = res.judgement if tracker is None else tracker.update(res.judgement, float(tracker.updates)).judgement
     except Exception as e:
         return AccRow(game, seed, len(scene.pieces), len(scene.pieces), 0, error=str(e)[:120])
-    s = score_scene(res.judgement, scene.pieces, scene.camera(), cal.camera, game)
+    s = score_scene(jud, scene.pieces, scene.camera(), cal.camera, game)
     return AccRow(game, seed, s.n_true, s.missed, s.false, s.center_err_mm, s.verdicts, ms,
-                  hidden=s.missed_hidden, review=int(res.judgement.review.sum()), unseen=s.missed_unseen)
+                  hidden=s.missed_hidden, review=int(jud.review.sum()), unseen=s.missed_unseen)
 
 
 def _learn_colours(det, show) -> None:
@@ -186,9 +229,12 @@ def _learn_colours(det, show) -> None:
 
 
 def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,
-                   on_row=None, learn_colours: bool = False):
-    return _run_jobs(_acc_job, [(g, 7000 + s, size, true_cal, learn_colours) for g in games for s in range(scenes)],
-                     workers, on_row)
+                   on_row=None, learn_colours: bool = False, in_play: bool = False):
+    """``in_play``: each scene in which pieces rest on others is judged as the live referee judges
+    it, after the photos of the table before each of those pieces came (:func:`cached_before`),
+    through the tracker; the others as a single photo."""
+    return _run_jobs(_acc_job, [(g, 7000 + s, size, true_cal, learn_colours, in_play)
+                                for g in games for s in range(scenes)], workers, on_row)
 
 
 # ------------------------------------------------------------------------------------ speed

@@ -592,7 +592,10 @@ def bench_calibration(scenes, games, size, workers) -> None:
 @click.option("--learn-colours", is_flag=True,
               help="name colours as learned from a photo of another layout of each table (as 'tableref calibrate "
                    "pieces' does; renders that photo too)")
-def bench_accuracy(scenes, games, size, workers, true_calibration, learn_colours) -> None:
+@click.option("--in-play", is_flag=True,
+              help="judge each scene in which pieces rest on others as the live referee does: after photos of "
+                   "the table before each of those pieces came, through the tracker (renders those photos too)")
+def bench_accuracy(scenes, games, size, workers, true_calibration, learn_colours, in_play) -> None:
     """Verdict accuracy, centre error, missed and false pieces over simulated scenes."""
     from collections import Counter
 
@@ -608,10 +611,12 @@ def bench_accuracy(scenes, games, size, workers, true_calibration, learn_colours
     todo = [None] * (scenes * len(gs))
     it = iter(track(todo, description="judging", console=Console(stderr=True)))
     rows = run(scenes, gs, _parse_size(size), workers, true_calibration, on_row=lambda r: next(it, None),
-               learn_colours=learn_colours)
+               learn_colours=learn_colours, in_play=in_play)
     summary = Table(title=f"tableref bench accuracy ({size}, {scenes} scenes per game"
                           + (", exact calibration" if true_calibration else ", calibrated from the empty photo")
-                          + (", colours learned from another layout)" if learn_colours else ")"))
+                          + (", colours learned from another layout" if learn_colours else "")
+                          + (", in play: tracked over the shots that laid pieces on others" if in_play
+                             else "") + ")")
     for c in ("game", "pieces", "missed (hidden under others, out of the photo)", "false/scene", "centre median mm",
               "centre p99 mm", "verdicts right (margin >= 1.5 mm)", "all verdicts right", "review", "ms median"):
         summary.add_column(c, justify="right")

@@ -772,6 +772,34 @@ def test_a_grey_rock_in_its_soft_shadow_is_placed_by_its_texture(monkeypatch):
     assert np.all(placed <= outlined + 0.5)  # the others as they were
 
 
+def test_in_play_a_disc_right_over_one_in_a_pit_lies_on_it():
+    """PitRush bench scene 7028: a disc lies right over a disc in a pit and hides it whole.  One
+    photo cannot tell it from a disc in the pit: it is read in the pit, and the disc under it is
+    missed.  Judged as the live referee judges it — the photos of the table before each disc that
+    came to lie on another, then this one, through the tracker — it is stacked, and the disc under
+    it is kept in the pit with its colour, from the track history."""
+    from referee.bench import scenes_before
+    from simulator.render import render_scene
+    from vision.track import Tracker
+
+    scene, photo, cal, det = _bench_scene("pitrush", 7028)
+
+    def score(j):
+        return score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
+
+    single = score(det.detect(photo).judgement)
+    assert ("stacked", "in_pit") in [(t, d) for t, d, _ in single.verdicts["state"]]
+    assert single.missed_hidden == 1
+    tracker, prev = Tracker(), None
+    for k, sc in enumerate(scenes_before(scene)):
+        prev = det.detect(render_scene(sc, BoardProfile.builtin("pitrush")).image, previous=prev)
+        tracker.update(prev.judgement, float(k))
+    tr = tracker.update(det.detect(photo, previous=prev).judgement, 9.0)
+    played = score(tr.judgement)
+    assert played.missed == 0 and tr.corrected
+    assert all(t == d for t, d, _ in played.verdicts["state"] + played.verdicts["color"])
+
+
 def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
     in the pit would lie further out, lies on a disc hidden in it; one within the play is in it.
