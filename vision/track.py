@@ -314,19 +314,12 @@ class Tracker:
         polys = [Polygon(fp) for fp in det.footprint_mm]
         covered, removed, still_hidden, knocked_in = [], [], [], []
         hidden_rows: dict[int, tuple[Judgement, int]] = {}
-        sentences: list[str | _Track] = []
         for tr in prev:
             if tr.id in matched:
                 continue
             i = self._cover_of(tr, jud, ids, polys)
             if i is None:
                 removed.append(tr.id)
-                if tr.covered_by is None:
-                    sentences.append(f"{tr.label()} vanished from {_xy(tr.center)} and nothing lies over that "
-                                     f"place: removed (off the table or taken away)")
-                else:
-                    sentences.append(f"{tr.label()}, hidden since under track {tr.covered_by}, is no longer "
-                                     f"covered and not seen: removed")
                 continue
             row, moved_in = self._hide(tr, jud, i, ids)
             if moved_in:
@@ -334,14 +327,10 @@ class Tracker:
                 before[tr.id] = tr.center.copy()
                 knocked_in.append(tr.id)
             hidden_rows[tr.id] = (row, i)
-            if tr.covered_by is None:
-                covered.append(tr.id)
-                sentences.append(tr)  # (said below, once the piece over it is finally judged)
-            else:
-                still_hidden.append(tr.id)
+            (covered if tr.covered_by is None else still_hidden).append(tr.id)
 
         # -- a disc seen alone over a pit in which a disc is hidden lies on it
-        corrected = []
+        corrected, corrections = [], []
         for i in range(n_cur):
             if str(jud.state[i]) != "in_pit":
                 continue
@@ -355,16 +344,28 @@ class Tracker:
             jud.reasons[i] = (f"stacked {jud.pit[i]} on {names}, hidden in the pit (tracker)"
                               + (f"; detector: {jud.reasons[i]}" if jud.reasons[i] else ""))
             corrected.append(int(ids[i]))
-            sentences.append(f"track {int(ids[i])} ({det.kind[i]}/{det.color[i]}) lies on {names} hidden "
-                             f"in {jud.pit[i]}: stacked, not in the pit")
+            corrections.append(f"track {int(ids[i])} ({det.kind[i]}/{det.color[i]}) lies on {names} hidden "
+                               f"in {jud.pit[i]}: stacked, not in the pit")
         for tid, (row, i) in hidden_rows.items():  # under a raised stacker, the hidden one sits lower
             if tid in knocked_in:
                 row.detections.base_mm[0] = det.base_mm[i] - row.detections.height_mm[0]
             row.reasons[0] = (f"not visible: covered {self._under(jud, i, ids)}; "
                               f"{_where(str(row.state[0]), row.pit[0])} from the track history")
-        sentences = [f"{s.label()} vanished from {_xy(s.center)} {self._under(jud, hidden_rows[s.id][1], ids)}: "
-                     f"covered, kept as {_where(str(hidden_rows[s.id][0].state[0]), hidden_rows[s.id][0].pit[0])}"
-                     if isinstance(s, _Track) else s for s in sentences]
+
+        # -- what became of the ones not seen, said once the pieces over them are finally judged
+        sentences: list[str] = []
+        for tr in prev:
+            if tr.id in removed and tr.covered_by is None:
+                sentences.append(f"{tr.label()} vanished from {_xy(tr.center)} and nothing lies over that "
+                                 f"place: removed (off the table or taken away)")
+            elif tr.id in removed:
+                sentences.append(f"{tr.label()}, hidden since under track {tr.covered_by}, is no longer "
+                                 f"covered and not seen: removed")
+            elif tr.id in covered:
+                row, i = hidden_rows[tr.id]
+                sentences.append(f"{tr.label()} vanished from {_xy(tr.center)} {self._under(jud, i, ids)}: "
+                                 f"covered, kept as {_where(str(row.state[0]), row.pit[0])}")
+        sentences += corrections
 
         # -- moves
         moved = sorted((tid for tid, d in disp.items() if d > self.move_tol_mm), key=lambda k: (-disp[k], k))
