@@ -91,19 +91,31 @@ def scenes_before(scene) -> list:
     return out
 
 
-def cached_before(game: str, seed: int, size: tuple[int, int]) -> list[np.ndarray]:
-    """The photos of :func:`scenes_before` of :func:`cached_scene` (layout 1), rendered once and
-    cached."""
+def cached_before(scene, game: str, seed: int, size: tuple[int, int]) -> list[np.ndarray]:
+    """The photos of :func:`scenes_before` of ``scene``, :func:`cached_scene` (layout 1), rendered
+    once and cached."""
     from calibration.profile import BoardProfile
     from simulator.render import render_scene
 
     out = []
-    for k, sc in enumerate(scenes_before(cached_scene(game, seed, size, empty=False)[0])):
+    for k, sc in enumerate(scenes_before(scene)):
         img_p = cache_dir() / f"{game}-{seed}-{size[0]}x{size[1]}-l1-before{k or ''}.jpg"
         if not img_p.exists():
             write_bytes(img_p, render_scene(sc, BoardProfile.builtin(game)).jpeg)
         out.append(read_image(img_p))
     return out
+
+
+def play_through(det, photos: list[np.ndarray]):
+    """As the live referee: each photo judged with the one before it (``previous=``) and tracked.
+    The tracker and the last result (None without photos), for the photo that follows."""
+    from vision.track import Tracker
+
+    tracker, prev = Tracker(), None
+    for k, photo in enumerate(photos):
+        prev = det.detect(photo, previous=prev)
+        tracker.update(prev.judgement, float(k))
+    return tracker, prev
 
 
 # ------------------------------------------------------------------------------ calibration
@@ -200,14 +212,7 @@ def _acc_job(args) -> AccRow:
         det = Detector(cal, prof, empty)
         if learn:
             _learn_colours(det, cached_scene(game, seed, size, empty=False, layout=2)[1])
-        prev, tracker = None, None
-        if in_play:  # as the live referee: each photo before, then this one, through the tracker
-            from vision.track import Tracker
-
-            tracker = Tracker()
-            for k, before in enumerate(cached_before(game, seed, size)):
-                prev = det.detect(before, previous=prev)
-                tracker.update(prev.judgement, float(k))
+        tracker, prev = play_through(det, cached_before(scene, game, seed, size)) if in_play else (None, None)
         t0 = time.process_time()
         res = det.detect(img, previous=prev)
         ms = (time.process_time() - t0) * 1000

@@ -778,9 +778,8 @@ def test_in_play_a_disc_right_over_one_in_a_pit_lies_on_it():
     missed.  Judged as the live referee judges it — the photos of the table before each disc that
     came to lie on another, then this one, through the tracker — it is stacked, and the disc under
     it is kept in the pit with its colour, from the track history."""
-    from referee.bench import scenes_before
+    from referee.bench import play_through, scenes_before
     from simulator.render import render_scene
-    from vision.track import Tracker
 
     scene, photo, cal, det = _bench_scene("pitrush", 7028)
 
@@ -790,10 +789,8 @@ def test_in_play_a_disc_right_over_one_in_a_pit_lies_on_it():
     single = score(det.detect(photo).judgement)
     assert ("stacked", "in_pit") in [(t, d) for t, d, _ in single.verdicts["state"]]
     assert single.missed_hidden == 1
-    tracker, prev = Tracker(), None
-    for k, sc in enumerate(scenes_before(scene)):
-        prev = det.detect(render_scene(sc, BoardProfile.builtin("pitrush")).image, previous=prev)
-        tracker.update(prev.judgement, float(k))
+    tracker, prev = play_through(det, [render_scene(sc, BoardProfile.builtin("pitrush")).image
+                                       for sc in scenes_before(scene)])
     tr = tracker.update(det.detect(photo, previous=prev).judgement, 9.0)
     played = score(tr.judgement)
     assert played.missed == 0 and tr.corrected
