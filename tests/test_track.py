@@ -248,9 +248,10 @@ def test_a_disc_of_unknown_colour_is_the_one_that_lay_there_not_one_from_afar():
     tr = Tracker()
     tr.update(_judgement([_piece("black", 247.3, 149.4, "in_pit", p3), _piece("white", 316.6, 161.9, "in_pit", p7)]),
               t=0.0)
-    res = tr.update(_judgement([_piece("yellow", 252.5, 149.2, "stacked", p3), _piece("unknown", 247.4, 150.3, "in_pit", p3),
-                                _piece("black", 240.5, 151.1, "stacked", p3), _piece("blue", 315.0, 162.1, "in_pit", p7)]),
-                    t=1.0)
+    res = tr.update(_judgement([_piece("yellow", 252.5, 149.2, "stacked", p3),
+                                _piece("unknown", 247.4, 150.3, "in_pit", p3),
+                                _piece("black", 240.5, 151.1, "stacked", p3),
+                                _piece("blue", 315.0, 162.1, "in_pit", p7)]), t=1.0)
     j = res.judgement
     assert _id_at(res, 247.4, 150.3) == 1 and j.detections.color[1] == "black"
     assert res.moved == () and res.covered == (2,)
@@ -258,6 +259,90 @@ def test_a_disc_of_unknown_colour_is_the_one_that_lay_there_not_one_from_afar():
     white = res.row_of(2)
     assert white is not None and j.state[white] == "in_pit" and j.pit[white] == p7
     assert "(disc/blue, stacked t1/p7)" in j.reasons[white]  # the piece over it as finally judged
+
+
+def test_a_disc_under_a_stack_does_not_come_out_on_top():
+    """PitRush bench scene 7023: a red disc in a pit, a blue one stacked on it, then a green one on
+    the blue one.  The detector sees the red crescent in the pit and the green disc stacked; the
+    blue one is hidden under the green one, not under the red one (the red one lay under it)."""
+    tr = Tracker()
+    tr.update(_judgement([_piece("red", 50, 50, "in_pit", PIT), _piece("blue", 49, 48, "stacked", PIT)]), t=0.0)
+    res = tr.update(_judgement([_piece("red", 50.5, 50.5, "in_pit", PIT), _piece("green", 48, 47, "stacked", PIT)]),
+                    t=1.0)
+    j = res.judgement
+    red, green, blue = res.row_of(1), res.row_of(3), res.row_of(2)
+    assert res.covered == (2,) and "under track 3 (disc/green" in j.reasons[blue]
+    assert j.state[red] == "in_pit" and res.corrected == ()
+    # the green disc lies on the blue one, which lay one disc over the pit's floor
+    assert j.detections.base_mm[green] == pytest.approx(-PIT_DEPTH + 2 * DISC_H)
+    assert j.detections.base_mm[blue] == pytest.approx(-PIT_DEPTH + DISC_H)
+
+
+def test_a_hidden_disc_is_seen_again_where_it_lay_or_not_at_all():
+    """PitRush bench scene 7013: a black disc hidden under a red one in one pit; another black disc
+    lands in a pit 185 mm away.  It is a new disc, not the hidden one shot from under the red one."""
+    far = "t1/p2"
+    tr = Tracker()
+    tr.update(_judgement([_piece("black", 50, 50, "in_pit", PIT), _piece("green", 240, 50, "in_pit", far)]), t=0.0)
+    r1 = tr.update(_judgement([_piece("red", 50.5, 50, "in_pit", PIT), _piece("green", 240, 50, "in_pit", far)]), t=1.0)
+    assert r1.covered == (1,)
+    res = tr.update(_judgement([_piece("red", 50.5, 50, "stacked", PIT), _piece("green", 240, 50, "in_pit", far),
+                                _piece("black", 236, 52, "stacked", far)]), t=2.0)
+    assert res.moved == () and res.appeared == (4,) and res.hidden == (1,)
+    assert _id_at(res, 236, 52) == 4
+    hidden = res.row_of(1)
+    assert res.judgement.pit[hidden] == PIT and res.judgement.state[hidden] == "in_pit"
+
+
+def test_a_disc_in_a_pit_stays_under_one_of_its_colour_that_came_after():
+    """PitRush bench scene 7021: two black discs in one pit, the second on the first.  The detector
+    sees the one that lay there (it did not move) as stacked and the newcomer as in the pit; the
+    one that lay there stays in it, and the newcomer lies on it."""
+    tr = Tracker()
+    tr.update(_judgement([_piece("black", 50, 50, "in_pit", PIT)]), t=0.0)
+    res = tr.update(_judgement([_piece("black", 50.4, 50.5, "stacked", PIT), _piece("black", 48, 46, "in_pit", PIT)]),
+                    t=1.0)
+    j = res.judgement
+    assert _id_at(res, 50.4, 50.5) == 1 and res.moved == () and res.appeared == (2,)
+    assert j.state[res.row_of(1)] == "in_pit" and j.detections.base_mm[res.row_of(1)] == pytest.approx(-PIT_DEPTH)
+    assert j.state[res.row_of(2)] == "stacked"
+    assert any("lay in t1/p1 and lies there still" in s for s in res.sentences)
+
+
+def test_a_disc_inferred_hidden_in_a_pit_is_the_one_that_lay_in_it():
+    """PitRush bench scene 7026: a blue disc in a pit, a yellow one on it; then a blue one on the
+    yellow one.  The detector sees the top blue one and infers a disc of unknown colour in the pit.
+    That disc is the blue one that lay there (not the yellow one, which lay over it), and the
+    yellow one is hidden under the newcomer."""
+    tr = Tracker()
+    tr.update(_judgement([_piece("blue", 50, 50, "in_pit", PIT), _piece("yellow", 51.3, 53.7, "stacked", PIT)]), t=0.0)
+    res = tr.update(_judgement([_piece("blue", 49.8, 54.7, "stacked", PIT),
+                                _piece("unknown", 48.6, 51.9, "in_pit", PIT)]), t=1.0)
+    j = res.judgement
+    assert _id_at(res, 48.6, 51.9) == 1 and j.detections.color[res.row_of(1)] == "blue"
+    assert res.appeared == (3,) and res.covered == (2,)
+    assert j.state[res.row_of(3)] == "stacked"
+    assert j.detections.base_mm[res.row_of(3)] == pytest.approx(-PIT_DEPTH + 2 * DISC_H)
+
+
+def test_a_disc_found_higher_is_posed_again_along_its_view_ray():
+    """With the camera, a disc the tracker raises (it lies on a hidden one) keeps its top face where
+    the photo shows it: its centre moves along the view ray, and its image centre is its footprint's."""
+    from calibration.camera import CameraModel, Intrinsics, Pose
+
+    cam = CameraModel(Intrinsics.from_fov((1280, 720), 70, [0.0] * 5), Pose.look_at([300, 300, -800], [0, 0, 0]))
+    tr = Tracker(camera=cam)
+    tr.update(_judgement([_piece("red", 50, 50, "in_pit", PIT)]), t=0.0)
+    res = tr.update(_judgement([_piece("green", 50.8, 49.5, "in_pit", PIT)]), t=1.0)
+    d = res.detections
+    g = res.row_of(2)
+    assert d.base_mm[g] == pytest.approx(-PIT_DEPTH + DISC_H)
+    top_before = cam.project_plane(np.array([[50.8, 49.5]]), -PIT_DEPTH + DISC_H)
+    top_after = cam.project_plane(d.center_mm[g:g + 1], d.base_mm[g] + DISC_H)
+    assert top_after == pytest.approx(top_before, abs=1e-6)
+    assert np.linalg.norm(d.center_mm[g] - [50.8, 49.5]) > 1.0  # seen from aside, 6 mm higher is not the same place
+    assert d.center_px[g] == pytest.approx(cam.project_plane(d.center_mm[g:g + 1], d.base_mm[g])[0], abs=1e-6)
+    assert np.mean(d.footprint_mm[g], axis=0) == pytest.approx(d.center_mm[g], abs=1e-6)
 
 
 def test_empty_scenes():

@@ -22,7 +22,16 @@ every piece a persistent ``track_id`` (from 1; ``-1`` is untracked):
   pit's stack) and stays in the results until it is seen again or nothing lies over it any more
   (then it is removed).  A disc seen alone over a pit is reported ``in_pit`` by the detector (one
   photo cannot tell); when the tracker knows a disc is hidden in that pit, it corrects the one on
-  top to ``stacked`` (its underside raised by the hidden disc's height).
+  top to ``stacked``, and any disc over a hidden one is raised to lie on it.  A piece raised or
+  lowered by the tracker is posed again along its view ray when the tracker has the ``camera``
+  (its top face, seen where it was, lies at another height, so its footprint shifts).
+* **a pit's stack keeps its order** — a disc lay in a pit is matched there still: if the detector
+  now sees it stacked (of two discs of one colour it may see the wrong one on top), it stays
+  ``in_pit`` and the disc the detector reports in that pit beside it lies on it; a disc that lay
+  under another in a pit and is still in it cannot be the one that now lies over it; a disc the
+  detector infers hidden in a pit (colour unknown) is the one that lay in it, never one that was
+  stacked there; and a covered disc is seen again within ``return_gate_mm`` of where it lay or not
+  at all (another of its colour elsewhere is another piece, not one shot from under a stack).
 * **removed** — vanished with nothing over its place (flew off the table, taken away); dropped
   (kept in :attr:`Tracker.removed`).  A piece of its kind and colour found again within
   ``return_gate_mm`` of where it vanished gets its id back (``returned``: the detector had missed
@@ -42,6 +51,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from shapely.geometry import Polygon
 
+from calibration.camera import CameraModel
 from tableref.config import VisionConfig
 
 from .detections import Detections
@@ -67,7 +77,7 @@ class TrackResult:
     uncovered: tuple[int, ...] = ()    # hidden before, seen again now
     returned: tuple[int, ...] = ()     # removed before, seen again where it vanished (a missed detection)
     hidden: tuple[int, ...] = ()       # every track kept while hidden (rows at the end of ``judgement``)
-    corrected: tuple[int, ...] = ()    # tracks whose state the tracker changed (in_pit -> stacked)
+    corrected: tuple[int, ...] = ()    # tracks whose state the tracker changed (in_pit <-> stacked)
     displacement_mm: dict[int, float] = field(default_factory=dict)   # of every matched track
     sentences: tuple[str, ...] = ()
 
@@ -157,14 +167,18 @@ class Tracker:
     price of explaining a piece as moved rather than still; ``cover_frac``: the overlap (of the
     smaller footprint) that makes a piece lie over a vanished one; ``return_gate_mm``: a new piece
     this close to where a removed track of its kind and colour vanished is that track again (the
-    detector missed it for a shot or more); ``unknown_gate_mm``: the farthest a piece whose colour
-    is unknown (the detector's or the track's) may be matched.
+    detector missed it for a shot or more), and a covered track is matched no farther than this
+    from where it lay hidden; ``unknown_gate_mm``: the farthest a piece whose colour
+    is unknown (the detector's or the track's) may be matched; ``camera``: the calibration's camera,
+    to pose again a piece the tracker finds lying higher than the detector could see (without it
+    only its elevation is changed).
     """
 
     def __init__(self, cfg: VisionConfig | None = None, *, move_tol_mm: float = 2.0, gate_mm: float = 500.0,
                  moved_cost_mm: float = 10.0, cover_frac: float = 0.2, return_gate_mm: float = 5.0,
-                 unknown_gate_mm: float = 5.0):
+                 unknown_gate_mm: float = 5.0, camera: CameraModel | None = None):
         self.cfg = cfg or VisionConfig()
+        self.camera = camera
         self.move_tol_mm = float(move_tol_mm)
         self.return_gate_mm = float(return_gate_mm)
         self.unknown_gate_mm = float(unknown_gate_mm)
@@ -180,8 +194,9 @@ class Tracker:
         self.updates = 0
 
     # ------------------------------------------------------------------------------ matching
-    def _cost(self, prev: list[_Track], det: Detections) -> np.ndarray:
-        """(len(prev), len(det)) assignment costs; _FORBIDDEN where no match is allowed."""
+    def _cost(self, prev: list[_Track], det: Detections, state=None, pit=None) -> np.ndarray:
+        """(len(prev), len(det)) assignment costs; _FORBIDDEN where no match is allowed.  With the
+        detections' ``state`` and ``pit``, a pit's stack keeps its order (:meth:`_stack_order`)."""
         n, m = len(prev), len(det)
         cost = np.full((n, m), _FORBIDDEN)
         if not n or not m:
@@ -193,10 +208,35 @@ class Tracker:
         same_kind = pk[:, None] == det.kind[None, :]
         unknown = (pcol[:, None] == "unknown") | (det.color[None, :] == "unknown")
         same_col = (pcol[:, None] == det.color[None, :]) | (unknown & (d <= self.unknown_gate_mm))
-        ok = same_kind & same_col & (d <= self.gate_mm)
+        # a piece hidden under another is seen again where it lay, or not at all: it cannot have
+        # been shot from under the piece over it (another of its colour elsewhere is another piece)
+        hid = np.array([t.covered_by is not None for t in prev])
+        gate = np.where(hid, self.return_gate_mm, self.gate_mm)
+        ok = same_kind & same_col & (d <= gate[:, None])
+        if state is not None:
+            ok &= self._stack_order(prev, det, state, pit)
         c = np.where(d <= self.move_tol_mm, d, d + self.moved_cost_mm)
         cost[ok] = c[ok]
         return cost
+
+    @staticmethod
+    def _stack_order(prev: list[_Track], det: Detections, state, pit) -> np.ndarray:
+        """(len(prev), len(det)) False where a match would turn a pit's stack over.  A disc the
+        detector infers hidden in a pit (colour unknown: the one it sees lies too far out to be in
+        the pit) is the lowest there: the disc that lay in that pit if one did (nothing gets under a
+        disc in a pit), so that disc matches no disc seen stacked there, and no disc that was
+        stacked there matches the hidden one.  (Where it sees the discs of a pit, their distances
+        say more than its stacking order, which for two discs of one colour may be the wrong way.)"""
+        ok = np.ones((len(prev), len(det)), bool)
+        t_pit = np.array([t.pit for t in prev], dtype=object)
+        t_in = np.array([t.state == "in_pit" for t in prev])
+        t_st = np.array([t.state == "stacked" for t in prev])
+        state, d_pit = np.asarray(state, dtype=object), np.asarray(pit, dtype=object)
+        d_hid = (state == "in_pit") & (det.color == "unknown")
+        for p in set(t_pit[t_in]) & set(d_pit[d_hid]) - {None}:
+            ok[np.ix_(t_in & (t_pit == p), (state == "stacked") & (d_pit == p))] = False
+            ok[np.ix_(t_st & (t_pit == p), d_hid & (d_pit == p))] = False
+        return ok
 
     def _assign(self, cost: np.ndarray) -> list[tuple[int, int]]:
         n, m = cost.shape
@@ -216,8 +256,9 @@ class Tracker:
         """Row of the current piece lying over vanished track ``v``'s place, or None."""
         best, best_score = None, 0.0
         pv = Polygon(v.footprint)
+        v_base = float(v.row.detections.base_mm[0])
         for i in range(len(jud)):
-            if ids[i] == v.id:
+            if ids[i] == v.id or self._was_under(v, v_base, int(ids[i]), jud.pit[i]):
                 continue
             st = str(jud.state[i])
             pit_stack = (v.pit is not None and v.state in PIT_STACK + ("hanging",)
@@ -231,6 +272,13 @@ class Tracker:
             if best is None or score > best_score:
                 best, best_score = i, score
         return best
+
+    def _was_under(self, v: _Track, v_base: float, tid: int, pit_now: str | None) -> bool:
+        """Track ``tid`` lay lower than ``v`` in ``v``'s pit and is still in it: it cannot lie over
+        ``v`` now (a disc under a stack does not come out on top of it without leaving the pit)."""
+        old = self.tracks.get(tid)
+        return (old is not None and v.pit is not None and old.pit == v.pit == pit_now
+                and old.state in PIT_STACK and float(old.row.detections.base_mm[0]) < v_base - 1e-6)
 
     def _hide(self, v: _Track, jud: Judgement, i: int, ids: np.ndarray) -> tuple[Judgement, bool]:
         """``v``'s row kept under current row ``i``; True when it had to move there (knocked in)."""
@@ -246,11 +294,29 @@ class Tracker:
             d.center_mm[0] = jud.detections.center_mm[i]
             d.center_px[0] = jud.detections.center_px[i]
             d.footprint_mm[0] = d.footprint_mm[0] + delta
-            d.base_mm[0] = jud.detections.base_mm[i] - d.height_mm[0]
+            # under a disc the detector sees in the pit, it takes its place there (the one over it
+            # is raised below); under a stacked one, it lies right under it
+            d.base_mm[0] = jud.detections.base_mm[i] - (0.0 if jud.state[i] == "in_pit" else d.height_mm[0])
             row.state[0] = "stacked" if seen_in else "in_pit"
             row.pit[0], row.outbound[0], row.zones[0] = pit_c, False, ()
             moved = True
         return row, moved
+
+    def _repose(self, d: Detections, i: int, base_mm: float) -> None:
+        """Row ``i`` lies with its underside at ``base_mm``, not where the detector posed it: its top
+        face, seen where it was, lies further along the view ray, so its centre and footprint (table
+        mm) shift along the ray (in image px its top stays put)."""
+        top = float(d.base_mm[i] + d.height_mm[i])
+        rise = float(base_mm - d.base_mm[i])
+        if self.camera is not None:
+            c = d.center_mm[i:i + 1]
+            px = self.camera.project_plane(c, top)
+            shift = self.camera.backproject(px, top + rise)[0] - c[0]
+            if np.all(np.isfinite(shift)):
+                d.center_mm[i] = c[0] + shift
+                d.footprint_mm[i] = d.footprint_mm[i] + shift
+                d.center_px[i] = self.camera.project_plane(d.center_mm[i:i + 1], base_mm)[0]
+        d.base_mm[i] = base_mm
 
     @staticmethod
     def _under(jud: Judgement, i: int, ids: np.ndarray) -> str:
@@ -273,7 +339,7 @@ class Tracker:
         ids = np.full(n_cur, -1, dtype=np.int64)
 
         # -- associate, per kind (the cost forbids kind and colour mismatches)
-        pairs = self._assign(self._cost(prev, det))
+        pairs = self._assign(self._cost(prev, det, jud.state, jud.pit))
         disp: dict[int, float] = {}
         before: dict[int, np.ndarray] = {}
         uncovered: list[int] = []
@@ -301,6 +367,19 @@ class Tracker:
                 returned.append(tr.id)
                 del self.removed[tr.id]
                 self.tracks[tr.id] = tr  # back in play (bookkeeping below)
+        # -- a disc that lay in a pit and is matched there still lies in it: nothing gets under a
+        # disc in a pit (of two discs of one colour in a pit, the detector may see the wrong one on top)
+        kept_in, corrections = [], []
+        for r, c in pairs:
+            tr = prev[r]
+            if tr.state == "in_pit" and jud.pit[c] == tr.pit and str(jud.state[c]) == "stacked":
+                jud.state[c] = "in_pit"
+                self._repose(det, c, float(tr.row.detections.base_mm[0]))
+                jud.reasons[c] = (f"in the pit {tr.pit}, where it lay (tracker)"
+                                  + (f"; detector: {jud.reasons[c]}" if jud.reasons[c] else ""))
+                kept_in.append((tr.id, c))
+                corrections.append(f"{tr.label()} lay in {tr.pit} and lies there still: in the pit, not "
+                                   f"stacked (a disc in a pit cannot get on one that came after it)")
         appeared = []
         for c in range(n_cur):
             if ids[c] < 0:
@@ -309,6 +388,18 @@ class Tracker:
                 self._next_id += 1
         det.track_id[:] = ids
         matched = {prev[r].id for r, _ in pairs}
+        # ... and a disc the detector sees in that pit beside it lies on it (a pit holds one disc)
+        for tid, c in list(kept_in):
+            top = float(det.base_mm[c] + det.height_mm[c])
+            for k in range(n_cur):
+                if k != c and jud.pit[k] == jud.pit[c] and str(jud.state[k]) == "in_pit":
+                    jud.state[k] = "stacked"
+                    self._repose(det, k, top)
+                    jud.reasons[k] = (f"stacked {jud.pit[k]} on track {tid}, which lay in the pit (tracker)"
+                                      + (f"; detector: {jud.reasons[k]}" if jud.reasons[k] else ""))
+                    corrections.append(f"track {int(ids[k])} ({det.kind[k]}/{det.color[k]}) lies on track {tid} "
+                                       f"in {jud.pit[k]}: stacked, not in the pit")
+                    kept_in.append((int(ids[k]), k))
 
         # -- the ones not seen: covered (kept) or removed
         polys = [Polygon(fp) for fp in det.footprint_mm]
@@ -329,17 +420,22 @@ class Tracker:
             hidden_rows[tr.id] = (row, i)
             (covered if tr.covered_by is None else still_hidden).append(tr.id)
 
-        # -- a disc seen alone over a pit in which a disc is hidden lies on it
-        corrected, corrections = [], []
+        # -- a disc over a pit in whose stack a disc is hidden lies on it: seen alone there, it is
+        # reported in the pit by the detector (one photo cannot tell), and stacked on one disc at most
+        corrected = [tid for tid, _ in kept_in]
         for i in range(n_cur):
-            if str(jud.state[i]) != "in_pit":
+            if str(jud.state[i]) not in PIT_STACK:
                 continue
             under = [(tid, row) for tid, (row, k) in sorted(hidden_rows.items())
                      if k == i and str(row.state[0]) in PIT_STACK and row.pit[0] == jud.pit[i]]
             if not under:
                 continue
+            top = max(float(row.detections.base_mm[0] + row.detections.height_mm[0]) for _, row in under)
+            if top > det.base_mm[i] + 1e-6:
+                self._repose(det, i, top)
+            if str(jud.state[i]) == "stacked":
+                continue
             jud.state[i] = "stacked"
-            det.base_mm[i] += float(sum(row.detections.height_mm[0] for _, row in under))
             names = ", ".join(f"track {tid} ({row.detections.kind[0]}/{row.detections.color[0]})" for tid, row in under)
             jud.reasons[i] = (f"stacked {jud.pit[i]} on {names}, hidden in the pit (tracker)"
                               + (f"; detector: {jud.reasons[i]}" if jud.reasons[i] else ""))
