@@ -345,6 +345,27 @@ def test_a_disc_found_higher_is_posed_again_along_its_view_ray():
     assert np.mean(d.footprint_mm[g], axis=0) == pytest.approx(d.center_mm[g], abs=1e-6)
 
 
+def test_a_disc_in_a_pit_read_dark_under_a_stack_is_the_one_that_lay_there():
+    """PitRush bench scene 7240: a blue disc in a pit, then a green one lands right on it.  The
+    detector sees the green one stacked and, in its shadow, a black one in the pit: that is the blue
+    one, not a new disc (nothing gets under a disc in a pit).  A colour read neither dark nor as the
+    disc over it is believed (scene 7018: the disc that lay there had been read wrong before)."""
+    tr = Tracker()
+    tr.update(_judgement([_piece("blue", 50, 50, "in_pit", PIT)]), t=0.0)
+    res = tr.update(_judgement([_piece("black", 50.1, 49.8, "in_pit", PIT),
+                                _piece("green", 50.6, 47.7, "stacked", PIT)]), t=1.0)
+    j = res.judgement
+    assert _id_at(res, 50.1, 49.8) == 1 and j.detections.color[res.row_of(1)] == "blue"
+    assert res.appeared == (2,) and res.vanished == () and len(j) == 2
+    assert "read black in its shadow" in " ".join(res.sentences)
+
+    tr = Tracker()
+    tr.update(_judgement([_piece("white", 50, 50, "in_pit", PIT)]), t=0.0)
+    res = tr.update(_judgement([_piece("blue", 50.1, 49.8, "in_pit", PIT),
+                                _piece("green", 50.6, 47.7, "stacked", PIT)]), t=1.0)
+    assert _id_at(res, 50.1, 49.8) == 2 and res.covered == (1,)
+
+
 def test_empty_scenes():
     tr = Tracker()
     res = tr.update(Judgement.empty(), t=0.0)

@@ -30,7 +30,9 @@ every piece a persistent ``track_id`` (from 1; ``-1`` is untracked):
   ``in_pit`` and the disc the detector reports in that pit beside it lies on it; a disc that lay
   under another in a pit and is still in it cannot be the one that now lies over it; a disc the
   detector infers hidden in a pit (colour unknown) is the one that lay in it, never one that was
-  stacked there; and a covered disc is seen again within ``return_gate_mm`` of where it lay or not
+  stacked there; a disc seen in a pit under a stack where a disc was seen lying is that disc, if
+  it is read black (in the shadow of the one over it) or as the one over it, and no disc of that
+  colour lay in the pit's stack; and a covered disc is seen again within ``return_gate_mm`` of where it lay or not
   at all (another of its colour elsewhere is another piece, not one shot from under a stack).
 * **removed** — vanished with nothing over its place (flew off the table, taken away); dropped
   (kept in :attr:`Tracker.removed`).  A piece of its kind and colour found again within
@@ -214,6 +216,22 @@ class Tracker:
         gate = np.where(hid, self.return_gate_mm, self.gate_mm)
         ok = same_kind & same_col & (d <= gate[:, None])
         if state is not None:
+            # a disc in a pit under a stack is the one seen lying in that pit before (nothing gets under
+            # a disc in a pit): in the shadow of the disc over it, its colour may be misread
+            state_a, pit_a = np.asarray(state, dtype=object), np.asarray(pit, dtype=object)
+            stacked_pits = set(pit_a[state_a == "stacked"]) - {None}
+            d_under = (state_a == "in_pit") & np.isin(pit_a, list(stacked_pits))
+            t_in = np.array([t.state == "in_pit" and t.covered_by is None for t in prev])
+            t_pit = np.array([t.pit for t in prev], dtype=object)
+            # — read dark (the shadow) or as the disc over it (its side shows over the lower one) — but
+            # not where a disc of the colour it is read lay in that pit's stack (that one is it)
+            in_stack = {(t.pit, t.color) for t in prev if t.state in PIT_STACK}
+            over = {(p, c) for p, c, st in zip(pit_a, det.color, state_a) if st == "stacked"}
+            d_under &= np.array([(p, c) not in in_stack and (c == "black" or (p, c) in over)
+                                 for p, c in zip(pit_a, det.color)], bool)
+            same_col |= (t_in[:, None] & d_under[None, :] & (t_pit[:, None] == pit_a[None, :])
+                         & (d <= self.unknown_gate_mm))
+            ok = same_kind & same_col & (d <= gate[:, None])
             ok &= self._stack_order(prev, det, state, pit)
         c = np.where(d <= self.move_tol_mm, d, d + self.moved_cost_mm)
         cost[ok] = c[ok]
@@ -343,12 +361,19 @@ class Tracker:
         disp: dict[int, float] = {}
         before: dict[int, np.ndarray] = {}
         uncovered: list[int] = []
+        recolored: list[str] = []
         for r, c in pairs:
             tr = prev[r]
             ids[c] = tr.id
             disp[tr.id] = float(np.linalg.norm(det.center_mm[c] - tr.center))
             before[tr.id] = tr.center.copy()
             if det.color[c] == "unknown" and tr.color != "unknown":
+                det.color[c] = tr.color
+            elif det.color[c] != tr.color and tr.color != "unknown":   # under a stack (see _cost)
+                recolored.append(f"{tr.label()} lies in {tr.pit} under the disc over it, read "
+                                 f"{det.color[c]} in its shadow: it is the one that lay there")
+                jud.reasons[c] = (f"{tr.color}: the disc that lay in {tr.pit} (tracker); detector: {det.color[c]}"
+                                  + (f", {jud.reasons[c]}" if jud.reasons[c] else ""))
                 det.color[c] = tr.color
             if tr.covered_by is not None:
                 uncovered.append(tr.id)
@@ -369,7 +394,7 @@ class Tracker:
                 self.tracks[tr.id] = tr  # back in play (bookkeeping below)
         # -- a disc that lay in a pit and is matched there still lies in it: nothing gets under a
         # disc in a pit (of two discs of one colour in a pit, the detector may see the wrong one on top)
-        kept_in, corrections = [], []
+        kept_in, corrections = [], recolored
         for r, c in pairs:
             tr = prev[r]
             if tr.state == "in_pit" and jud.pit[c] == tr.pit and str(jud.state[c]) == "stacked":
