@@ -722,8 +722,12 @@ class Detector:
         # is left for pieces near a decision boundary (see detect())
         quick = None
         starts = {}  # a quick pose that fits the outline's shape but not its size: the full fit's start
+        # a region bigger than one disc may be a disc on another, where pieces lie on one another;
+        # where they do not (Galaktico), a second piece beside it would show in the outline, which
+        # the single piece's fit must follow all round: the extra area is its shadow
+        stacking = self.profile.data.pieces_stack
         for s, up, ratio, cdist in singles[:3]:
-            if s.round and ratio > self.cfg.multi_area_ratio:  # bigger than one disc: maybe a disc on another
+            if stacking and s.round and ratio > self.cfg.multi_area_ratio:
                 continue
             f = fast_pose(s, self.cam, pts, 0.0)
             cost = f.cost + max(0.0, cdist - 15.0) / 20.0
@@ -743,11 +747,11 @@ class Detector:
         for s, up, ratio, _ in singles[:3]:
             res = attempt(s, up, 1)
             if best is None or res[0] < best[0]:
-                best, oversized = res, s.round and ratio > self.cfg.multi_area_ratio
+                best, oversized = res, stacking and s.round and ratio > self.cfg.multi_area_ratio
         good = best is not None and _fits_well(best[1][0])
         by_colour = []
         if not good or oversized:
-            if self.profile.data.pieces_stack:
+            if stacking:
                 # a piece lying on one of another kind (a ship on a beam whose ends poke out, of any
                 # colour: the region's is mostly the upper one's): the pair posed one on the other, the
                 # upper one on the whole outline
@@ -759,7 +763,7 @@ class Detector:
                         # (both seen: one of them alone is a reading of one piece, tried as such)
                         if len(res[1]) == 2 and (best is None or res[0] < best[0]):
                             best = res
-            if self.profile.data.pieces_stack:
+            if stacking:
                 # two pieces of one kind and different colours lying on one another: each posed on
                 # its colour's part of the region
                 by_colour = self._by_colour(pts, comp, box, px_lab, lying, judged)
@@ -778,9 +782,15 @@ class Detector:
             # sure — two ships touching one of two and a half.  Where one piece stands per place, its
             # kinds differ by size, and fewer of one kind read where a bigger one stands)
             def counts(ratio):
-                near = {np.floor(ratio), np.ceil(ratio)} if self.profile.data.pieces_stack else {np.round(ratio)}
+                near = {np.floor(ratio), np.ceil(ratio)} if stacking else {np.round(ratio)}
                 return sorted({int(np.clip(c, 2, 6)) for c in near})
-            for s, up, k in [(s, up, k) for s, up, ratio, _ in multis for k in counts(ratio)]:
+            readings = [(s, up, k) for s, up, ratio, _ in multis for k in counts(ratio)]
+            if not stacking:
+                # where one piece stands per place, the readings of fewer pieces first (the kinds in
+                # the order above within a count): many small pieces each fit a part of the outline
+                # of a few big ones well, and five pieces take five times as long to pose as one
+                readings.sort(key=lambda r: r[2])
+            for s, up, k in readings:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:
                     best = res
