@@ -636,6 +636,7 @@ class Detector:
         one whose outline fit and colour agree best.  A colour far from every colour that kind of
         piece comes in counts against it (a yellow figure is not a grey meteor)."""
         xy = self.cam.backproject(pts, 0.0).mean(axis=0)
+        stacking = self.profile.data.pieces_stack  # (whether pieces may lie on one another)
         px_lab = self._pixels_lab(frame, comp, box)
         lab = _region_colour(px_lab)
         options = []
@@ -664,8 +665,11 @@ class Detector:
             if kk == 1:
                 fits = [fit_one(s, self.cam, pts, 0.0, init=starts.get((s.kind, up)))]
             else:
-                fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk)
-                if self.profile.data.pieces_stack and not up:
+                # (where pieces stand one per place, a reading whose pieces keep lying on one another
+                # is refused below: not fitted to the end)
+                fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk,
+                                refused=None if stacking else (lambda fs: _overlapping([f.footprint() for f in fs])))
+                if stacking and not up:
                     # pieces lying on one another: also started one on the other (beams standing on
                     # their ends do not lie on one another), the better reading kept
                     layers = fit_layers([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk, self.cfg.fit_blur_px)
@@ -725,7 +729,6 @@ class Detector:
         # a region bigger than one disc may be a disc on another, where pieces lie on one another;
         # where they do not (Galaktico), a second piece beside it would show in the outline, which
         # the single piece's fit must follow all round: the extra area is its shadow
-        stacking = self.profile.data.pieces_stack
         for s, up, ratio, cdist in singles[:3]:
             if stacking and s.round and ratio > self.cfg.multi_area_ratio:
                 continue

@@ -267,9 +267,12 @@ class _PoseModel:
 
 def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bases: list[float],
              clips: list[float | None], inits: list[tuple[float, float, float]] | None = None,
-             rounds: int = 3) -> list[Fit]:
+             rounds: int = 3, refused=None) -> list[Fit]:
     """Jointly pose several pieces to one outline: points go to the model they are nearest.
-    ``inits``: starting poses (x mm, y mm, heading), else the outline is split by k-means."""
+    ``inits``: starting poses (x mm, y mm, heading), else the outline is split by k-means.
+    ``refused``: a test of the poses (a list of fits -> bool) for a reading the caller will not
+    take (pieces on one another where they stand one per place): once the poses have been so
+    twice in a row, they are returned as they are (fitting them again seldom parts them)."""
     k = len(shapes)
     if inits is None:
         # split the outline points around k centres (k-means on back-projected points)
@@ -286,6 +289,7 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
         fits = [Fit(s, float(ini[0]), float(ini[1]), float(ini[2]), b, 0.0, np.inf, 0.0, 0, c, pts_px)
                 for s, b, c, ini in zip(shapes, bases, clips, inits)]
     owner_before = None
+    was_refused = refused is not None and inits is None and refused(fits)
     for _ in range(rounds):
         d = np.stack([np.abs(signed_distance(pts_px, f.hulls(cam)) - f.inflation_px) for f in fits])
         owner = np.argmin(d, axis=0)
@@ -300,6 +304,10 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
                 continue
             new.append(fit_one(f.shape, cam, sel, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading)))
         fits = new
+        if refused is not None:
+            if refused(fits) and was_refused:
+                break
+            was_refused = refused(fits)
     return fits
 
 
