@@ -665,8 +665,8 @@ class Detector:
             if kk == 1:
                 fits = [fit_one(s, self.cam, pts, 0.0, init=starts.get((s.kind, up)))]
             else:
-                # (where pieces stand one per place, a reading whose pieces keep lying on one another
-                # is refused below: not fitted to the end)
+                # (where pieces stand one per place, a reading whose pieces lie on one another from
+                # their first fits is refused below: it is not fitted further)
                 fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk,
                                 refused=None if stacking else (lambda fs: _overlapping([f.footprint() for f in fs])))
                 if stacking and not up:

@@ -271,8 +271,9 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
     """Jointly pose several pieces to one outline: points go to the model they are nearest.
     ``inits``: starting poses (x mm, y mm, heading), else the outline is split by k-means.
     ``refused``: a test of the poses (a list of fits -> bool) for a reading the caller will not
-    take (pieces on one another where they stand one per place): once the poses have been so
-    twice in a row, they are returned as they are (fitting them again seldom parts them)."""
+    take (pieces on one another where they stand one per place): poses it refuses from their
+    k-means starts, or after two rounds in a row, are returned as they are, not fitted further
+    (fitting again seldom parts them)."""
     k = len(shapes)
     if inits is None:
         # split the outline points around k centres (k-means on back-projected points)
@@ -284,12 +285,14 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
             if len(sel) < 8:
                 sel = pts_px
             fits.append(fit_one(shapes[i], cam, sel, bases[i], clips[i]))
+        if refused is not None and refused(fits):
+            return fits
     else:
         # posed where the caller says, not yet fitted: the first round gives each its own points
         fits = [Fit(s, float(ini[0]), float(ini[1]), float(ini[2]), b, 0.0, np.inf, 0.0, 0, c, pts_px)
                 for s, b, c, ini in zip(shapes, bases, clips, inits)]
     owner_before = None
-    was_refused = refused is not None and inits is None and refused(fits)
+    was_refused = False
     for _ in range(rounds):
         d = np.stack([np.abs(signed_distance(pts_px, f.hulls(cam)) - f.inflation_px) for f in fits])
         owner = np.argmin(d, axis=0)
@@ -305,9 +308,10 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
             new.append(fit_one(f.shape, cam, sel, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading)))
         fits = new
         if refused is not None:
-            if refused(fits) and was_refused:
+            now = refused(fits)
+            if now and was_refused:
                 break
-            was_refused = refused(fits)
+            was_refused = now
     return fits
 
 
