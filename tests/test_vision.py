@@ -324,6 +324,32 @@ def test_a_ship_on_another_is_posed_layer_by_layer_where_k_means_halves_the_pair
     assert top_error(fit_many([shape, shape], cam, pts, [0.0, 0.0], [None, None])) > 3.0
 
 
+def test_fit_many_stops_at_a_refused_start_and_fits_the_rest_as_before():
+    """Two Galaktico scouts side by side: a reading the caller refuses from its k-means starts is
+    returned unfitted (the test is asked once); one it does not refuse is fitted as without the
+    test, both scouts found where they stand."""
+    import shapely
+
+    from vision.fit import fit_many
+
+    shape = PieceShape.from_spec(BoardProfile.builtin("galaktico").piece("figure:scout", "red"))
+    cam = CameraModel(Intrinsics.from_fov((1920, 1080), 60), Pose.look_at([300, 250, -800], [300, 300, 0]))
+    where = [(291.0, 300.0), (308.5, 301.0)]  # 18 mm bases meeting (0.5 mm over: one outline)
+    sil = shapely.union_all([shapely.Polygon(h) for x, y in where for h in silhouette_hulls(shape, cam, x, y, 0.0, 0.0)])
+    pts = shapely.get_coordinates(shapely.segmentize(sil.exterior, 1.0))[:-1]
+    args = ([shape, shape], cam, pts, [0.0, 0.0], [None, None])
+
+    asked = []
+    starts = fit_many(*args, refused=lambda fits: asked.append(fits) or True)
+    assert len(asked) == 1 and [(f.x, f.y) for f in starts] == [(f.x, f.y) for f in asked[0]]
+
+    plain = fit_many(*args)
+    tested = fit_many(*args, refused=lambda fits: False)
+    assert [(f.x, f.y, f.heading) for f in tested] == [(f.x, f.y, f.heading) for f in plain]
+    for x, y in where:
+        assert min(np.hypot(f.x - x, f.y - y) for f in tested) < 0.5
+
+
 def test_silhouette_contains_the_projected_top_and_base():
     prof = BoardProfile.builtin("pitrush")
     shape = PieceShape.from_spec(prof.piece("disc", "red"))

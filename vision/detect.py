@@ -659,16 +659,20 @@ class Detector:
         plausible = [o for o, grey in zip(options, greys) if o[3] < near and not (hued and grey)]
         plausible = plausible or [o for o in options if o[3] < near]
 
+        def on_one_another(fits) -> bool:
+            """Pieces lying on one another where one piece stands per place: no reading."""
+            return not stacking and _overlapping([f.footprint() for f in fits])
+
         def attempt(s, up, kk):
             # (one start where the quick pose found the outline's shape: its heading tells the
             # piece's two ends apart, and the fit starts near where it ends)
             if kk == 1:
                 fits = [fit_one(s, self.cam, pts, 0.0, init=starts.get((s.kind, up)))]
             else:
-                # (where pieces stand one per place, a reading whose pieces lie on one another from
-                # their first fits is refused below: it is not fitted further)
+                # (a reading whose pieces lie on one another from their first fits, where that is
+                # no reading, is not fitted further: judged() refuses it)
                 fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk,
-                                refused=None if stacking else (lambda fs: _overlapping([f.footprint() for f in fs])))
+                                refused=None if stacking else on_one_another)
                 if stacking and not up:
                     # pieces lying on one another: also started one on the other (beams standing on
                     # their ends do not lie on one another), the better reading kept
@@ -692,7 +696,7 @@ class Detector:
                 if widths[worst] >= self.cfg.min_seen_mm:
                     break
                 del fits[worst], masks[worst], ups[worst]
-            if not self.profile.data.pieces_stack and _overlapping([f.footprint() for f in fits]):
+            if on_one_another(fits):
                 return np.inf, []  # one piece per place: pieces lying on one another are not a reading
             if _overlapping([f.footprint() for f, up in zip(fits, ups) if up]):
                 return np.inf, []  # nor beams standing on their ends on one another
