@@ -10,6 +10,8 @@ chromatic colours.  The prototypes are textbook colours, not values fitted to an
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
@@ -36,6 +38,12 @@ def _lab(rgb) -> np.ndarray:
 
 def textbook_lab(name: str) -> np.ndarray:
     """The textbook prototype of a colour name, CIE Lab (L 0..100)."""
+    return _textbook_lab(name).copy()
+
+
+@lru_cache(maxsize=None)
+def _textbook_lab(name: str) -> np.ndarray:
+    # (the detector names every posed piece among the same few colours: converted once each)
     return _lab(PROTOTYPES_RGB[name])[0]
 
 
