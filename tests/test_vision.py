@@ -893,6 +893,44 @@ def test_of_two_discs_over_a_pit_the_one_whose_colour_shows_where_they_overlap_i
     assert got == [("red", "in_pit"), ("yellow", "stacked")], got
 
 
+def test_a_disc_whose_colour_shows_between_two_of_another_colour_is_found(monkeypatch):
+    """A tower over a pit (as bench scene 7124): a red disc in the pit, a white one on it 8 mm
+    along, a red one on that 8 mm further.  The two red discs explain nearly all of the region's
+    outline; the white one shows as a band of its colour between them.  A colour that no disc of
+    the reading has, shown in a band wider than ``min_seen_mm``, is a disc more: posed on the
+    outline where its colour shows inside, it lies on the lower red one."""
+    from calibration.model import Layout
+    from simulator.render import render_scene
+    from simulator.scene import PieceTruth
+    from simulator.shapes import footprint_of, piece_prisms
+
+    sc = load_model(FIX / "pitrush" / "empty.json", SceneFile)
+    prof = BoardProfile.builtin("pitrush")
+    pit = Layout(prof, sc.placements).pits()[4]
+    pc = np.asarray(pit.center)
+    h = prof.piece("disc", "red").height_mm
+    pieces = []
+    for i, (colour, dy, base) in enumerate((("red", 0.0, -pit.depth_mm), ("white", 8.0, -pit.depth_mm + h),
+                                            ("red", 16.0, -pit.depth_mm + 2 * h))):
+        xy = pc + [0.0, dy]
+        fp = footprint_of(piece_prisms(prof.piece("disc", colour)), xy, 0.0, base)
+        pieces.append(PieceTruth(id=i, kind="disc", color=colour, center_mm=tuple(xy), base_mm=base,
+                                 height_mm=h, footprint_mm=[tuple(p) for p in fp]))
+    sc.pieces = pieces
+    img = render_scene(sc, prof).image
+    empty = read_image(FIX / "pitrush" / "empty.jpg")
+    det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+
+    def read() -> list[tuple[str, str]]:
+        j = det.detect(img).judgement
+        return sorted(zip(j.detections.color, j.state))
+
+    assert read() == [("red", "in_pit"), ("red", "stacked"), ("white", "stacked")]
+    # without it, the white disc is missed
+    monkeypatch.setattr(Detector, "_one_more_disc", lambda self, best, *a: best)
+    assert read() == [("red", "in_pit"), ("red", "stacked")]
+
+
 def test_two_ships_touching_whose_region_looks_two_and_a_half_ships_big_are_two():
     """Bench scene 7000 of Pitch Fleet: a red ship touching a blue one make a region of 2.5 ships'
     area (blur and their soft shadows); only three ships were tried there, and the blue one was read

@@ -809,7 +809,56 @@ class Detector:
             sure = [r for r in by_colour if not any(_weak(c) for c in r[1])]
             if sure and not {c.fit.shape.color for c in sure[0][1]} <= colours:
                 best = min(sure, key=lambda r: r[0])
+        if stacking and best is not None and best[1] and all(c.fit.shape.round for c in best[1]):
+            best = self._one_more_disc(best, pts, comp, box, px_lab, judged)
         return [] if best is None else self._top_seen(best[1], pts)
+
+    def _one_more_disc(self, best, pts: np.ndarray, comp: np.ndarray, box, lab: np.ndarray, judged):
+        """Discs lying on one another (PitRush towers): a colour that shows in a band at least
+        ``min_seen_mm`` wide, clearly one of the discs' colours and none of the reading's, is a disc
+        the reading missed (a white disc between two red ones adds little to the outline): the
+        reading of one disc more is taken where it has a disc of that colour and none posed poorly.
+        ``lab``: the region's pixel colours (see :meth:`_pixels_lab`)."""
+        cands = best[1]
+        shape = cands[0].fit.shape
+        names = self._colours_of(shape.kind)
+        if len(names) < 2 or len(cands) >= 5:
+            return best
+        namer = self._namer(names)
+        d = namer.distances(lab)
+        order = np.argsort(d, axis=1)
+        rows = np.arange(len(d))
+        sure = d[rows, order[:, 0]] < self.cfg.split_colour_ratio * d[rows, order[:, 1]]
+        named = np.full(comp.shape, -1, np.int16)
+        named[comp > 0] = np.where(sure, order[:, 0], -1)
+        have = {c.fit.shape.color for c in cands}
+        mmpp = float(self.cam.mm_per_px_at(np.array([[cands[0].fit.x, cands[0].fit.y]]))[0])
+        found = []
+        for ci, name in enumerate(namer.names):
+            if name in have:
+                continue
+            m = cv2.morphologyEx((named == ci).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            if m.sum() < self.cfg.split_colour_frac * self.min_area_px:
+                continue
+            _, lab_i, stats, _ = components(m)
+            patch = (lab_i == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+            wide = 2.0 * float(cv2.distanceTransform(np.pad(patch, 1), cv2.DIST_L2, 3).max()) * mmpp
+            if wide < self.cfg.min_seen_mm:
+                continue
+            # the missing disc posed on the region's outline where its colour shows inside it
+            grown = cv2.dilate(patch, np.ones((5, 5), np.uint8))
+            ij = np.clip(np.round(pts - box[:2]).astype(int), 0, [comp.shape[1] - 1, comp.shape[0] - 1])
+            along = grown[ij[:, 1], ij[:, 0]] > 0
+            if along.sum() < MIN_OUTLINE_POINTS:
+                continue
+            f_new = fit_one(shape, self.cam, pts[along], 0.0)
+            res = judged([c.fit for c in cands] + [f_new], [False] * (len(cands) + 1))
+            if len(res[1]) == len(cands) + 1 and name in {c.fit.shape.color for c in res[1]} and \
+                    not any(_weak(c) for c in res[1]):
+                found.append(res)
+        if found:
+            return min(found, key=lambda r: r[0])
+        return best
 
     def _top_seen(self, cands: list[Candidate], pts: np.ndarray) -> list[Candidate]:
         """A piece standing on its end (a beam) whose walls are much the board's colour shows little
