@@ -893,12 +893,14 @@ def test_of_two_discs_over_a_pit_the_one_whose_colour_shows_where_they_overlap_i
     assert got == [("red", "in_pit"), ("yellow", "stacked")], got
 
 
-def test_a_disc_whose_colour_shows_between_two_of_another_colour_is_found(monkeypatch):
-    """A tower over a pit (as bench scene 7124): a red disc in the pit, a white one on it 8 mm
-    along, a red one on that 8 mm further.  The two red discs explain nearly all of the region's
+@pytest.mark.parametrize("along", [(0.0, 8.0), (-10.0, 0.0)])
+def test_a_disc_whose_colour_shows_between_two_of_another_colour_is_found(monkeypatch, along):
+    """A tower over a pit (as bench scene 7124): a red disc in the pit, a white one on it ``along``
+    (mm), a red one on that as far again.  The two red discs explain nearly all of the region's
     outline; the white one shows as a band of its colour between them.  A colour that no disc of
     the reading has, shown in a band wider than ``min_seen_mm``, is a disc more: posed on the
-    outline where its colour shows inside, it lies on the lower red one."""
+    outline where its colour shows inside (started where it shows: the band meets the outline in two
+    short arcs), it lies on the lower red one."""
     from calibration.model import Layout
     from simulator.render import render_scene
     from simulator.scene import PieceTruth
@@ -910,9 +912,8 @@ def test_a_disc_whose_colour_shows_between_two_of_another_colour_is_found(monkey
     pc = np.asarray(pit.center)
     h = prof.piece("disc", "red").height_mm
     pieces = []
-    for i, (colour, dy, base) in enumerate((("red", 0.0, -pit.depth_mm), ("white", 8.0, -pit.depth_mm + h),
-                                            ("red", 16.0, -pit.depth_mm + 2 * h))):
-        xy = pc + [0.0, dy]
+    for i, colour in enumerate(("red", "white", "red")):
+        xy, base = pc + i * np.asarray(along), -pit.depth_mm + i * h
         fp = footprint_of(piece_prisms(prof.piece("disc", colour)), xy, 0.0, base)
         pieces.append(PieceTruth(id=i, kind="disc", color=colour, center_mm=tuple(xy), base_mm=base,
                                  height_mm=h, footprint_mm=[tuple(p) for p in fp]))

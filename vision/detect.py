@@ -817,7 +817,8 @@ class Detector:
         """Discs lying on one another (PitRush towers): a colour that shows in a band at least
         ``min_seen_mm`` wide, clearly one of the discs' colours and none of the reading's, is a disc
         the reading missed (a white disc between two red ones adds little to the outline): the
-        reading of one disc more is taken where it has a disc of that colour and none posed poorly.
+        reading of one disc more is taken where that disc is named that colour and posed well, and
+        no other disc of it is posed poorly.
         ``lab``: the region's pixel colours (see :meth:`_pixels_lab`)."""
         cands = best[1]
         shape = cands[0].fit.shape
@@ -851,10 +852,17 @@ class Detector:
             along = grown[ij[:, 1], ij[:, 0]] > 0
             if along.sum() < MIN_OUTLINE_POINTS:
                 continue
-            f_new = fit_one(shape, self.cam, pts[along], 0.0)
+            # (started where its colour shows: a band between two discs meets the outline in two
+            # short arcs on either side, whose own start may lie far off)
+            ys, xs = np.nonzero(patch)
+            at = self.cam.backproject(np.array([[xs.mean() + box[0], ys.mean() + box[1]]]), shape.height_mm / 2)[0]
+            f_new = fit_one(shape, self.cam, pts[along], 0.0, init=(float(at[0]), float(at[1]), 0.0))
             res = judged([c.fit for c in cands] + [f_new], [False] * (len(cands) + 1))
-            if len(res[1]) == len(cands) + 1 and name in {c.fit.shape.color for c in res[1]} and \
-                    not any(_weak(c) for c in res[1]):
+            # (its colour as the patch's pixels named it: the colour of its silhouette's own part is
+            # less sure, a blur of its neighbours' edges on a band a few mm wide)
+            new = [c for c in res[1] if c.fit is f_new]
+            if len(res[1]) == len(cands) + 1 and new and new[0].fit.shape.color == name and \
+                    new[0].fit.rms_px <= 1.5 and not any(_weak(c) for c in res[1] if c is not new[0]):
                 found.append(res)
         if found:
             return min(found, key=lambda r: r[0])
