@@ -900,7 +900,7 @@ def test_a_disc_whose_colour_shows_between_two_of_another_colour_is_found(monkey
     outline; the white one shows as a band of its colour between them.  A colour that no disc of
     the reading has, shown in a band wider than ``min_seen_mm``, is a disc more: posed on the
     outline where its colour shows inside (started where it shows: the band meets the outline in two
-    short arcs), it lies on the lower red one."""
+    short arcs), it lies on the lower red one, and the top red one on it."""
     from calibration.model import Layout
     from simulator.render import render_scene
     from simulator.scene import PieceTruth
@@ -927,6 +927,9 @@ def test_a_disc_whose_colour_shows_between_two_of_another_colour_is_found(monkey
         return sorted(zip(j.detections.color, j.state))
 
     assert read() == [("red", "in_pit"), ("red", "stacked"), ("white", "stacked")]
+    # the top red disc lies on the white one (its colour shows where they overlap): two discs up
+    bases = {(c.fit.shape.color, c.state): c.fit.base_mm for c in det.detect(img)._cands}
+    assert bases[("white", "stacked")] == -pit.depth_mm + h and bases[("red", "stacked")] == -pit.depth_mm + 2 * h
     # without it, the white disc is missed
     monkeypatch.setattr(Detector, "_one_more_disc", lambda self, best, *a: best)
     assert read() == [("red", "in_pit"), ("red", "stacked")]

@@ -1333,6 +1333,8 @@ class Detector:
             off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
             if off > self.cfg.pit_play_tol_mm:
                 on_hidden[j] = off - self.cfg.pit_play_tol_mm
+        # discs lying over a pit's disc: how many of them each lies on (a tower's)
+        tier = self._tiers(cands, states, occupied, frame)
         out = []
         for i, (st, j, mg, f) in enumerate(states):
             c = cands[i]
@@ -1344,7 +1346,7 @@ class Detector:
                 else:
                     out.append(Candidate(posed_in[j], c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
             elif st in ("sunk", "over") and j in occupied:
-                base = -depth + (2 if j in on_hidden else 1) * f.shape.height_mm
+                base = -depth + (1 + tier.get(i, 0) + (1 if j in on_hidden else 0)) * f.shape.height_mm
                 f2 = self._refit(f, base, None, (f.x, f.y, 0.0))
                 out.append(Candidate(f2, c.color_conf, "stacked", pit_id, mg))
             elif st == "over":
@@ -1368,6 +1370,39 @@ class Detector:
             if c.hidden:
                 first.setdefault(c.pit, k)
         return [c for k, c in enumerate(out) if not c.hidden or (c.pit not in seen_in and first[c.pit] == k)]
+
+    def _tiers(self, cands: list[Candidate], states: list, occupied: dict[int, int],
+               frame: np.ndarray | None) -> dict[int, int]:
+        """Of the discs lying over a pit's disc (``states`` as in :meth:`_pit_states`), how many
+        others each lies on: where two of them overlap, the photo shows which is on top (its
+        colour where they overlap, else its edge running on over the other); a disc lies one tier
+        above the highest it lies on.  A tower's top disc is posed at its height (posed one disc
+        up, a disc three up lay 2-3 mm off by parallax).  None known without the photo."""
+        if frame is None:
+            return {}
+        on: dict[int, set[int]] = {}
+        for j, low in occupied.items():
+            over = [i for i, o in enumerate(states) if o[1] == j and o[0] in ("sunk", "over") and i != low]
+            for a_, b_ in [(a_, b_) for n, a_ in enumerate(over) for b_ in over[n + 1:]]:
+                if not _overlapping([states[a_][3].footprint(), states[b_][3].footprint()], 0.05):
+                    continue
+                top = self._upper(frame, cands[a_], cands[b_])
+                if top is None:
+                    top = self._upper_by_edges(frame, cands[a_], cands[b_])
+                if top is not None:
+                    upper, lower = (a_, b_) if top == 0 else (b_, a_)
+                    on.setdefault(upper, set()).add(lower)
+        tier: dict[int, int] = {}
+
+        def level(i: int, seen: frozenset = frozenset()) -> int:
+            if i not in tier:
+                below = [k for k in on.get(i, ()) if k not in seen]
+                tier[i] = 1 + max((level(k, seen | {i}) for k in below), default=-1)
+            return tier[i]
+
+        for i in on:
+            level(i)
+        return tier
 
     @staticmethod
     def _hulls_box(frame: np.ndarray, hulls: list[np.ndarray], grow: int) -> tuple[int, int, int, int]:
