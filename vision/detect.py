@@ -857,12 +857,17 @@ class Detector:
             ys, xs = np.nonzero(patch)
             at = self.cam.backproject(np.array([[xs.mean() + box[0], ys.mean() + box[1]]]), shape.height_mm / 2)[0]
             f_new = fit_one(shape, self.cam, pts[along], 0.0, init=(float(at[0]), float(at[1]), 0.0))
-            res = judged([c.fit for c in cands] + [f_new], [False] * (len(cands) + 1))
+            # then all of them posed again together, each on the outline nearest it (a disc of the
+            # reading may have been stretched over the missing one's outline)
+            olds = [c.fit for c in cands]
+            k = len(olds) + 1
+            fits = fit_many([f.shape for f in olds] + [shape], self.cam, pts, [0.0] * k, [None] * k,
+                            inits=[(f.x, f.y, f.heading) for f in olds] + [(f_new.x, f_new.y, 0.0)])
+            res = judged(fits, [False] * k)
             # (its colour as the patch's pixels named it: the colour of its silhouette's own part is
             # less sure, a blur of its neighbours' edges on a band a few mm wide)
-            new = [c for c in res[1] if c.fit is f_new]
-            if len(res[1]) == len(cands) + 1 and new and new[0].fit.shape.color == name and \
-                    new[0].fit.rms_px <= 1.5 and not any(_weak(c) for c in res[1] if c is not new[0]):
+            if len(res[1]) == k and res[1][-1].fit.shape.color == name and res[1][-1].fit.rms_px <= 1.5 and \
+                    not any(_weak(c) for c in res[1][:-1]):
                 found.append(res)
         if found:
             return min(found, key=lambda r: r[0])
