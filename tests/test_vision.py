@@ -935,6 +935,27 @@ def test_a_disc_whose_colour_shows_between_two_of_another_colour_is_found(monkey
     assert read() == [("red", "in_pit"), ("red", "stacked")]
 
 
+def test_a_disc_of_a_colour_the_reading_has_shows_where_none_of_its_discs_of_that_colour_lies(monkeypatch):
+    """PitRush bench scene 7030: a white disc lying on a disc in a pit, under a red one and a white
+    one, shows beside the top white one.  Its colour is one the reading has, but where no disc of
+    that colour was posed: it is a disc more.  Only counting colours the reading lacks, it is missed."""
+    scene, photo, cal, det = _bench_scene("pitrush", 7030)
+
+    def missed() -> list[int]:
+        return score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitrush").missed_ids
+
+    white = next(i for i, p in enumerate(scene.pieces) if p.id == 11)
+    assert scene.pieces[white].color == "white" and white not in missed()
+    more = Detector._one_more_disc
+
+    def lacking_only(self, best, *a):
+        out = more(self, best, *a)
+        return best if out is not best and out[1][-1].fit.shape.color in {c.fit.shape.color for c in best[1]} else out
+
+    monkeypatch.setattr(Detector, "_one_more_disc", lacking_only)
+    assert white in missed()
+
+
 def test_two_ships_touching_whose_region_looks_two_and_a_half_ships_big_are_two():
     """Bench scene 7000 of Pitch Fleet: a red ship touching a blue one make a region of 2.5 ships'
     area (blur and their soft shadows); only three ships were tried there, and the blue one was read

@@ -815,11 +815,10 @@ class Detector:
 
     def _one_more_disc(self, best, pts: np.ndarray, comp: np.ndarray, box, lab: np.ndarray, judged):
         """Discs lying on one another (PitRush towers): a colour that shows in a band at least
-        ``min_seen_mm`` wide, clearly one of the discs' colours and none of the reading's, is a disc
-        the reading missed (a white disc between two red ones adds little to the outline): the
-        reading of one disc more is taken where that disc is named that colour and posed well, and
-        no other disc of it is posed poorly.
-        ``lab``: the region's pixel colours (see :meth:`_pixels_lab`)."""
+        ``min_seen_mm`` wide, clearly one of the discs' colours, where no disc of the reading of that
+        colour lies, is a disc the reading missed (a white disc between two red ones adds little to
+        the outline): the reading of one disc more is taken where that disc is named that colour
+        and posed well, and no other disc of it is posed poorly.  ``lab``: the region's pixel colours (see :meth:`_pixels_lab`)."""
         cands = best[1]
         shape = cands[0].fit.shape
         names = self._colours_of(shape.kind)
@@ -836,9 +835,13 @@ class Detector:
         mmpp = float(self.cam.mm_per_px_at(np.array([[cands[0].fit.x, cands[0].fit.y]]))[0])
         found = []
         for ci, name in enumerate(namer.names):
+            m = (named == ci).astype(np.uint8)
             if name in have:
-                continue
-            m = cv2.morphologyEx((named == ci).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+                # of a colour the reading has: where none of its discs of that colour lies (a red disc
+                # under a white one under a red one shows beside the top one)
+                mine = [silhouette_mask(c.fit.hulls(self.cam), box) for c in cands if c.fit.shape.color == name]
+                m &= ~cv2.dilate(np.bitwise_or.reduce(mine), np.ones((5, 5), np.uint8)).astype(bool)
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
             if m.sum() < self.cfg.split_colour_frac * self.min_area_px:
                 continue
             _, lab_i, stats, _ = components(m)
