@@ -818,21 +818,16 @@ class Detector:
         ``min_seen_mm`` wide, clearly one of the discs' colours, where no disc of the reading of that
         colour lies, is a disc the reading missed (a white disc between two red ones adds little to
         the outline): the reading of one disc more is taken where that disc is named that colour
-        and posed well, and no other disc of it is posed poorly.  ``lab``: the region's pixel colours (see :meth:`_pixels_lab`)."""
+        and posed well, and no other disc of it is posed poorly.  ``lab``: the region's pixel
+        colours (see :meth:`_pixels_lab`)."""
         cands = best[1]
         shape = cands[0].fit.shape
         names = self._colours_of(shape.kind)
         if len(names) < 2 or len(cands) >= 5:
             return best
         namer = self._namer(names)
-        d = namer.distances(lab)
-        order = np.argsort(d, axis=1)
-        rows = np.arange(len(d))
-        sure = d[rows, order[:, 0]] < self.cfg.split_colour_ratio * d[rows, order[:, 1]]
-        named = np.full(comp.shape, -1, np.int16)
-        named[comp > 0] = np.where(sure, order[:, 0], -1)
+        named, _ = self._named_pixels(comp, lab, namer)
         have = {c.fit.shape.color for c in cands}
-        mmpp = float(self.cam.mm_per_px_at(np.array([[cands[0].fit.x, cands[0].fit.y]]))[0])
         found = []
         for ci, name in enumerate(namer.names):
             m = (named == ci).astype(np.uint8)
@@ -846,13 +841,10 @@ class Detector:
                 continue
             _, lab_i, stats, _ = components(m)
             patch = (lab_i == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
-            wide = 2.0 * float(cv2.distanceTransform(np.pad(patch, 1), cv2.DIST_L2, 3).max()) * mmpp
-            if wide < self.cfg.min_seen_mm:
+            if self._widest_mm(patch, cands[0].fit) < self.cfg.min_seen_mm:
                 continue
             # the missing disc posed on the region's outline where its colour shows inside it
-            grown = cv2.dilate(patch, np.ones((5, 5), np.uint8))
-            ij = np.clip(np.round(pts - box[:2]).astype(int), 0, [comp.shape[1] - 1, comp.shape[0] - 1])
-            along = grown[ij[:, 1], ij[:, 0]] > 0
+            along = self._along(pts, patch, box)
             if along.sum() < MIN_OUTLINE_POINTS:
                 continue
             # (started where its colour shows: a band between two discs meets the outline in two
@@ -907,14 +899,7 @@ class Detector:
         out = []
         for s in shapes:
             namer = self._namer(self._colours_of(s.kind))
-            d = namer.distances(lab)
-            order = np.argsort(d, axis=1)
-            rows = np.arange(len(d))
-            first, second = d[rows, order[:, 0]], d[rows, order[:, 1]]
-            # a pixel is named where its colour is clearly one (not a highlight, a shadow, a blur)
-            sure = first < self.cfg.split_colour_ratio * second
-            named = np.full(comp.shape, -1, np.int16)
-            named[inside] = np.where(sure, order[:, 0], -1)
+            named, d = self._named_pixels(comp, lab, namer)
             # the colours shown (the lower piece may show in several crescents): their largest patches
             present = []
             for ci in range(len(namer.names)):
@@ -941,9 +926,7 @@ class Detector:
                 normal[part[probe[:, 1], probe[:, 0]] > 0] *= -1
                 up_pts = c + 0.5 * normal + box[:2]
                 # the upper piece's outline: the region's where it runs along it, else its colour's edge
-                grown = cv2.dilate(part, np.ones((5, 5), np.uint8))
-                ij = np.clip(np.round(pts - box[:2]).astype(int), 0, [comp.shape[1] - 1, comp.shape[0] - 1])
-                along = grown[ij[:, 1], ij[:, 0]] > 0
+                along = self._along(pts, part, box)
                 dist_to_region = np.min(np.linalg.norm(up_pts[:, None, :] - pts[None, ::2, :], axis=2), axis=1)
                 upper = np.concatenate([pts[along], up_pts[dist_to_region > 3.0]])
                 lower = pts[~along]
@@ -955,6 +938,30 @@ class Detector:
                 if len(res[1]) == 2 and {c.fit.shape.color for c in res[1]} == {namer.names[top], namer.names[low]}:
                     out.append(res)
         return out
+
+    def _named_pixels(self, comp: np.ndarray, lab: np.ndarray, namer: ColorNamer) -> tuple[np.ndarray, np.ndarray]:
+        """A region's pixels named by colour: the index of the name (box px; -1 outside ``comp`` and
+        where no colour is clearly the pixel's: a highlight, a shadow, a blur), and each pixel's
+        distances to the names (``lab``: the region's pixel colours, see :meth:`_pixels_lab`)."""
+        d = namer.distances(lab)
+        order = np.argsort(d, axis=1)
+        rows = np.arange(len(d))
+        sure = d[rows, order[:, 0]] < self.cfg.split_colour_ratio * d[rows, order[:, 1]]
+        named = np.full(comp.shape, -1, np.int16)
+        named[comp > 0] = np.where(sure, order[:, 0], -1)
+        return named, d
+
+    @staticmethod
+    def _along(pts: np.ndarray, part: np.ndarray, box) -> np.ndarray:
+        """Which outline points (image px) run along a part of a region (box px mask): within 2 px of it."""
+        grown = cv2.dilate(part, np.ones((5, 5), np.uint8))
+        ij = np.clip(np.round(pts - box[:2]).astype(int), 0, [part.shape[1] - 1, part.shape[0] - 1])
+        return grown[ij[:, 1], ij[:, 0]] > 0
+
+    def _widest_mm(self, m: np.ndarray, f: Fit) -> float:
+        """Width (mm) of the widest part of a mask (box px, 0/1) near a posed piece."""
+        mmpp = float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0])
+        return 2.0 * float(cv2.distanceTransform(np.pad(m.astype(np.uint8), 1), cv2.DIST_L2, 3).max()) * mmpp
 
     def _pixels_lab(self, frame, m, box) -> np.ndarray:
         """The white-balanced colours (CIE Lab, (n, 3)) of a region's pixels (``m``: box px), in
@@ -988,9 +995,7 @@ class Detector:
 
     def _seen_mm(self, comp: np.ndarray, masks: list[np.ndarray], i: int, f: Fit) -> float:
         """Width (mm) of the widest part of the i-th piece of a reading that no other one covers."""
-        own = (comp & self._uncovered(comp, masks, i)).astype(np.uint8)
-        mmpp = float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0])
-        return 2.0 * float(cv2.distanceTransform(np.pad(own, 1), cv2.DIST_L2, 3).max()) * mmpp
+        return self._widest_mm(comp & self._uncovered(comp, masks, i), f)
 
     def _colour_spread(self) -> float:
         """How close the game's piece colours lie to one another on this table, against the textbook
