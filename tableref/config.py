@@ -103,6 +103,8 @@ class VisionConfig:
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     min_inside_frac: float = 0.5           # ... the part of each that no other covers at least this much
                                            # within the region (a piece changes the picture where it shows)
+    pair_cover_gain: float = 0.03          # two pieces on one another re-posed to cover their region: taken
+                                           # where the area they miss or add falls by this share of it
     top_seen_mm: float = 1.0               # a piece standing on its end is also posed on its top alone (and
                                            # this much of its walls): its walls may be the board's colour
     unlike_colour_ratio: float = 0.5       # a colour (Lab) this much nearer one piece colour than another is

@@ -956,6 +956,22 @@ def test_a_disc_of_a_colour_the_reading_has_shows_where_none_of_its_discs_of_tha
     assert white in missed()
 
 
+def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypatch):
+    """Pitch Fleet bench scene 7232: a red ship lying on a blue one.  Each fitted to the part of the
+    outline nearest it, the blue one lay 4 mm off, its silhouette sticking out of the region where
+    no outline runs; posed again together to cover the region, both lie within 1.5 mm."""
+    scene, photo, cal, det = _bench_scene("pitchfleet", 7232)
+
+    def worst_mm() -> float:
+        s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+        assert s.missed == 0 and s.false == 0
+        return max(s.center_err_mm)
+
+    assert worst_mm() < 1.5
+    monkeypatch.setattr(Detector, "_pair_to_region", lambda self, low, top, region: (low, top))
+    assert worst_mm() > 3.0
+
+
 def test_two_ships_touching_whose_region_looks_two_and_a_half_ships_big_are_two():
     """Bench scene 7000 of Pitch Fleet: a red ship touching a blue one make a region of 2.5 ships'
     area (blur and their soft shadows); only three ships were tried there, and the blue one was read

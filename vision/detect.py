@@ -35,6 +35,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 import shapely
+from scipy.optimize import minimize
 
 from calibration.model import Calibration, union
 from calibration.profile import BoardProfile
@@ -74,6 +75,9 @@ class Candidate:
     colour_lab: np.ndarray | None = None  # the colour its top shows (white-balanced CIE Lab)
     hidden: bool = False  # not seen: inferred (a disc under a stacked one)
     faint: bool = False   # found as a piece the colour of a shadow (Detector._shadow_coloured)
+    # the outline of the region of change it was posed on, shared by the pieces posed together on it
+    # (image px, in order along it; kept where a region held more than one piece)
+    region: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -592,7 +596,11 @@ class Detector:
                 kept = keep[ij[:, 1], ij[:, 0]] > 0
                 if kept.sum() >= MIN_OUTLINE_POINTS:
                     pts = pts[kept]
-            out.extend(self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA])))
+            got = self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA]))
+            if len(got) > 1:
+                for c in got:
+                    c.region = pts
+            out.extend(got)
         return out
 
     def _within_frame(self, outlines: list[np.ndarray], frame: np.ndarray) -> list[np.ndarray]:
@@ -1265,8 +1273,60 @@ class Detector:
                     f = cands[top].fit
                     base = cands[low].fit.base_mm + cands[low].fit.shape.height_mm
                     f2 = self._refit(f, base, None, (f.x, f.y, f.heading))
+                    if cands[top].region is not None and cands[top].region is cands[low].region and \
+                            not (_fit_well(f2) and _fit_well(cands[low].fit)):
+                        f_low, f2 = self._pair_to_region(cands[low].fit, f2, cands[top].region)
+                        cands[low] = replace(cands[low], fit=f_low)
                     cands[top] = Candidate(f2, cands[top].color_conf, "on_piece", upright=cands[top].upright)
         return cands
+
+    def _pair_to_region(self, low: Fit, top: Fit, region) -> tuple[Fit, Fit]:
+        """Two pieces lying one on the other, posed again together so that their silhouettes cover
+        the region they were found in (its outline ``region``, image px), and no more.  Each was fitted to the part of the
+        outline nearest it; where they are alike (a ship on a ship of its colour) a wrong pair of
+        poses explains the outline as well, its silhouettes sticking out of the region where no
+        outline runs.  Tried where either is posed poorly (a pair whose outline lies on both models'
+        edges all round is taken as fitted); taken where it covers the region better by
+        ``pair_cover_gain`` of its area."""
+        S = 2  # (rasterised at twice the photo's resolution: a smoother cost)
+        off = np.floor(region.min(axis=0)) - 10
+        w, h = (np.ceil(region.max(axis=0)) - off + 10).astype(int)
+
+        def raster(poly: np.ndarray, m: np.ndarray) -> None:
+            q = ((poly - off + 0.5) * S - 0.5) * 16
+            cv2.fillPoly(m, [np.round(q).astype(np.int32)], 1, cv2.LINE_8, 4)
+
+        seen = np.zeros((h * S, w * S), np.uint8)
+        raster(region, seen)
+        seen = seen.astype(bool)
+        area = max(int(seen.sum()), 1)
+
+        def miss(p) -> float:
+            m = np.zeros((h * S, w * S), np.uint8)
+            for f, (x, y, hd) in ((low, p[0:3]), (top, p[3:6])):
+                for hull in silhouette_hulls(f.shape, self.cam, x, y, hd, f.base_mm, f.clip_below):
+                    raster(hull, m)
+            return np.count_nonzero(m.astype(bool) ^ seen) / area
+
+        p0 = np.array([low.x, low.y, low.heading, top.x, top.y, top.heading])
+        # started as posed and turned: the outline fit may have found the wrong pair of headings
+        turns = (0.0, 40.0, -40.0, 80.0, -80.0, 180.0)
+        starts = sorted((p0 + [0, 0, a, 0, 0, b] for a in turns for b in turns), key=miss)[:3]
+        step = np.array([1.0, 1.0, 8.0, 1.0, 1.0, 8.0])
+        best = None
+        for q in starts:
+            simplex = np.vstack([q] + [q + np.eye(6)[i] * step[i] for i in range(6)])
+            res = minimize(miss, q, method="Nelder-Mead",
+                           options={"initial_simplex": simplex, "xatol": 0.05, "fatol": 1e-4, "maxfev": 600})
+            if best is None or res.fun < best.fun:
+                best = res
+        if not best.fun < miss(p0) - self.cfg.pair_cover_gain:
+            return low, top
+        p = best.x
+        fits = [replace(low, x=float(p[0]), y=float(p[1]), heading=float(p[2]) % 360.0),
+                replace(top, x=float(p[3]), y=float(p[4]), heading=float(p[5]) % 360.0)]
+        fl, ft = explained(fits, self.cam, np.vstack([low.points, top.points]))
+        return fl, ft
 
     # --------------------------------------------------------------------------- elevations
     def _resolve_elevations(self, cands: list[Candidate], frame: np.ndarray | None = None) -> list[Candidate]:
