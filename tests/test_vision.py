@@ -972,6 +972,24 @@ def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypa
     assert worst_mm() > 3.0
 
 
+def test_a_standing_beam_whose_walls_look_like_the_board_is_found_by_its_top(monkeypatch):
+    """Pitch Fleet bench scene 7211: a beam standing on its end whose walls are much the colour of
+    the board shows only its top, a third of a standing beam's silhouette: too small a region to be
+    tried as one, it was missed.  Its size is now also weighed against its top's."""
+    scene, photo, cal, det = _bench_scene("pitchfleet", 7211)
+
+    def judged():
+        return score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+
+    beam = next(i for i, p in enumerate(scene.pieces) if p.kind == "beam" and p.upright)
+    s = judged()
+    assert beam not in s.missed_ids and s.false == 0
+    assert max(s.center_err_mm) < 1.5
+    full = Detector._expected_area_px
+    monkeypatch.setattr(Detector, "_expected_area_px", lambda self, shape, xy, clip_below=None: full(self, shape, xy))
+    assert beam in judged().missed_ids
+
+
 def test_two_ships_touching_whose_region_looks_two_and_a_half_ships_big_are_two():
     """Bench scene 7000 of Pitch Fleet: a red ship touching a blue one make a region of 2.5 ships'
     area (blur and their soft shadows); only three ships were tried there, and the blue one was read

@@ -226,9 +226,10 @@ class Detector:
         w, h = self._card_mm
         return cv2.resize(self.card_back, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_CUBIC)
 
-    def _expected_area_px(self, shape: PieceShape, xy: np.ndarray) -> float:
-        """The area (px) of a piece's silhouette at a place (image px)."""
-        hulls = silhouette_hulls(shape, self.cam, float(xy[0]), float(xy[1]), 0.0, 0.0)
+    def _expected_area_px(self, shape: PieceShape, xy: np.ndarray, clip_below: float | None = None) -> float:
+        """The area (px) of a piece's silhouette at a place (image px); ``clip_below``: of its part
+        above that height only."""
+        hulls = silhouette_hulls(shape, self.cam, float(xy[0]), float(xy[1]), 0.0, 0.0, clip_below)
         hull = hulls[0] if len(hulls) == 1 else cv2.convexHull(np.concatenate(hulls).astype(np.float32)).reshape(-1, 2)
         return float(cv2.contourArea(hull.astype(np.float32)))
 
@@ -650,6 +651,10 @@ class Detector:
         options = []
         for s, up in self._shape_options():
             ratio = area_px / max(self._expected_area_px(s, xy), 1.0)
+            if up and ratio < 0.6:
+                # a beam standing on its end whose walls are much the board's colour shows its top
+                # alone (see _top_seen): the region's size is that of its top
+                ratio = area_px / max(self._expected_area_px(s, xy, s.height_mm - self.cfg.top_seen_mm), 1.0)
             choices = self._colours_of(s.kind)
             cdist = float(np.min(self._namer(choices).distances(lab)))
             options.append((s, up, ratio, cdist))
