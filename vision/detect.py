@@ -1287,10 +1287,10 @@ class Detector:
 
     def _pair_to_region(self, low: Fit, top: Fit, region) -> tuple[Fit, Fit]:
         """Two pieces lying one on the other, posed again together so that their silhouettes cover
-        the region they were found in (its outline ``region``, image px), and no more.  Each was fitted to the part of the
-        outline nearest it; where they are alike (a ship on a ship of its colour) a wrong pair of
-        poses explains the outline as well, its silhouettes sticking out of the region where no
-        outline runs.  Tried where either is posed poorly (a pair whose outline lies on both models'
+        the region they were found in (its outline ``region``, image px), and no more.  Each was
+        fitted to the part of the outline nearest it; where they are alike (a ship on a ship of its
+        colour) a wrong pair of poses explains the outline as well, its silhouettes sticking out of
+        the region where no outline runs.  Tried where either is posed poorly (a pair whose outline lies on both models'
         edges all round is taken as fitted); taken where it covers the region better by
         ``pair_cover_gain`` of its area."""
         S = 2  # (rasterised at twice the photo's resolution: a smoother cost)
