@@ -1290,9 +1290,9 @@ class Detector:
         the region they were found in (its outline ``region``, image px), and no more.  Each was
         fitted to the part of the outline nearest it; where they are alike (a ship on a ship of its
         colour) a wrong pair of poses explains the outline as well, its silhouettes sticking out of
-        the region where no outline runs.  Tried where either is posed poorly (a pair whose outline lies on both models'
-        edges all round is taken as fitted); taken where it covers the region better by
-        ``pair_cover_gain`` of its area."""
+        the region where no outline runs.  Tried where either is posed poorly (a pair whose outline
+        lies on both models' edges all round is taken as fitted); taken where it covers the region
+        better by ``pair_cover_gain`` of its area."""
         S = 2  # (rasterised at twice the photo's resolution: a smoother cost)
         off = np.floor(region.min(axis=0)) - 10
         w, h = (np.ceil(region.max(axis=0)) - off + 10).astype(int)
