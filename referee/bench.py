@@ -234,11 +234,11 @@ def _learn_colours(det, show) -> None:
 
 
 def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,
-                   on_row=None, learn_colours: bool = False, in_play: bool = False):
-    """``in_play``: each scene in which pieces rest on others is judged as the live referee judges
+                   on_row=None, learn_colours: bool = False, in_play: bool = False, first_seed: int = 7000):
+    """Tables ``first_seed``, ``first_seed + 1``, ...  ``in_play``: each scene in which pieces rest on others is judged as the live referee judges
     it, after the photos of the table before each of those pieces came (:func:`cached_before`),
     through the tracker; the others as a single photo."""
-    return _run_jobs(_acc_job, [(g, 7000 + s, size, true_cal, learn_colours, in_play)
+    return _run_jobs(_acc_job, [(g, first_seed + s, size, true_cal, learn_colours, in_play)
                                 for g in games for s in range(scenes)], workers, on_row)
 
 

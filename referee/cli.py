@@ -588,6 +588,9 @@ def bench_calibration(scenes, games, size, workers) -> None:
 @click.option("--games", default=",".join(GAMES), show_default=True)
 @click.option("--size", default="1920x1080", show_default=True)
 @click.option("--workers", type=int, default=2, show_default=True)
+@click.option("--first-seed", type=int, default=7000, show_default=True,
+              help="the first table's seed: the tables are this and the ones after it (another range measures "
+                   "tables not looked at while the referee was built)")
 @click.option("--true-calibration", is_flag=True, help="judge against the exact calibration (isolates vision)")
 @click.option("--learn-colours", is_flag=True,
               help="name colours as learned from a photo of another layout of each table (as 'tableref calibrate "
@@ -595,7 +598,7 @@ def bench_calibration(scenes, games, size, workers) -> None:
 @click.option("--in-play", is_flag=True,
               help="judge each scene in which pieces rest on others as the live referee does: after photos of "
                    "the table before each of those pieces came, through the tracker (renders those photos too)")
-def bench_accuracy(scenes, games, size, workers, true_calibration, learn_colours, in_play) -> None:
+def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, learn_colours, in_play) -> None:
     """Verdict accuracy, centre error, missed and false pieces over simulated scenes."""
     from collections import Counter
 
@@ -611,8 +614,9 @@ def bench_accuracy(scenes, games, size, workers, true_calibration, learn_colours
     todo = [None] * (scenes * len(gs))
     it = iter(track(todo, description="judging", console=Console(stderr=True)))
     rows = run(scenes, gs, _parse_size(size), workers, true_calibration, on_row=lambda r: next(it, None),
-               learn_colours=learn_colours, in_play=in_play)
+               learn_colours=learn_colours, in_play=in_play, first_seed=first_seed)
     summary = Table(title=f"tableref bench accuracy ({size}, {scenes} scenes per game"
+                          + (f" from seed {first_seed}" if first_seed != 7000 else "")
                           + (", exact calibration" if true_calibration else ", calibrated from the empty photo")
                           + (", colours learned from another layout" if learn_colours else "")
                           + (", in play: tracked over the shots that laid pieces on others" if in_play

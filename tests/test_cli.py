@@ -71,3 +71,20 @@ def test_calibrate_pieces_without_pieces_is_one_line_and_writes_nothing(tmp_path
             "-o", str(tmp_path / "other" / "cal.json"))
     assert_one_line_error(r, "beside")
     assert (tmp_path / "cal.json").read_bytes() == before and not list((tmp_path / "other").iterdir())
+
+
+def test_bench_accuracy_measures_the_tables_from_the_first_seed_asked(monkeypatch):
+    """Held-out tables: ``--first-seed`` chooses which simulated tables are judged (the jobs are
+    caught before any is rendered)."""
+    import referee.bench as bench
+
+    jobs = []
+    monkeypatch.setattr(bench, "_run_jobs", lambda fn, todo, workers, on_row: jobs.extend(todo) or [])
+    r = CliRunner().invoke(main, ["bench", "accuracy", "--games", "pitrush,galaktico", "--scenes", "3",
+                                  "--first-seed", "8000"])
+    assert r.exit_code == 0, r.output
+    assert sorted((j[0], j[1]) for j in jobs) == [(g, s) for g in ("galaktico", "pitrush") for s in (8000, 8001, 8002)]
+    assert "from seed 8000" in r.output
+    jobs.clear()
+    assert CliRunner().invoke(main, ["bench", "accuracy", "--games", "pitrush", "--scenes", "2"]).exit_code == 0
+    assert [j[1] for j in jobs] == [7000, 7001]
