@@ -31,7 +31,7 @@ import hashlib
 import io
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -702,8 +702,38 @@ def check_photo(gray: np.ndarray, cfg: RegistrationConfig) -> None:
 def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | None = None,
              cfg: RegistrationConfig | None = None, source_image: str | None = None,
              profile_ref: str | None = None) -> Registration:
-    """Register the boards of ``profile`` in a photo of the empty table (BGR)."""
+    """Register the boards of ``profile`` in a photo of the empty table (BGR).
+
+    A board whose print shows few features (a plain play mat under glare, far from the camera) may
+    match on fewer than ``min_inliers`` consistent ones.  Then the boards are looked for once more
+    needing only ``weak_min_inliers``, and what that finds is taken only where its fit passes every
+    quality bound of the calibration (its picture correlating with the photo all over the board,
+    see :meth:`calibration.model.Calibration.problems`); else the first failure is what is
+    reported."""
     cfg = cfg or RegistrationConfig()
+    try:
+        return _register(image, profile, intrinsics, cfg, source_image, profile_ref)
+    except BoardNotFound as e:
+        weak = getattr(e, "consistent", None)
+        if not weak or cfg.weak_min_inliers >= cfg.min_inliers or min(weak.values()) < cfg.weak_min_inliers:
+            raise
+        from .model import Calibration
+
+        try:
+            reg = _register(image, profile, intrinsics, replace(cfg, min_inliers=cfg.weak_min_inliers),
+                            source_image, profile_ref)
+        except BoardNotFound:
+            raise e from None
+        if Calibration(reg.calibration).problems():
+            raise e from None
+        reg.calibration.quality.notes.append(
+            "found on few features of the print (" + ", ".join(f"{k}: {v}" for k, v in sorted(weak.items()))
+            + f", fewer than {cfg.min_inliers}); its fit to the picture all over the board confirmed it")
+        return reg
+
+
+def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | None, cfg: RegistrationConfig,
+              source_image: str | None, profile_ref: str | None) -> Registration:
     t0 = time.perf_counter()
     timings = {}
     h, w = image.shape[:2]
@@ -736,7 +766,9 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
                   f"'{profile.data.name}' not found: {what}")
         hint = ("is this the right profile, and are all the boards in view and lit?" if found else
                 "no board of this profile is in the photo: check the profile and that the boards are in view")
-        raise BoardNotFound(reason, hint, overlay=_overlay_matches(image, matches, scale))
+        err = BoardNotFound(reason, hint, overlay=_overlay_matches(image, matches, scale))
+        err.consistent = dict(missing)  # (how many consistent features each board not found showed)
+        raise err
 
     # ---- table frame and first placements
     ref_i = int(np.argmax([m.inliers for m in matches]))

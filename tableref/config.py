@@ -30,6 +30,8 @@ class RegistrationConfig:
     flann_checks: int = 48                 # ... and leaves searched per template feature
     ransac_px: float = 4.0                 # at working resolution
     min_inliers: int = 12
+    weak_min_inliers: int = 8              # boards not found so are looked for again needing this many, and
+                                           # taken only where the calibration's quality bounds confirm them
     min_inlier_ratio: float = 0.08
     prior_hfov_deg: float = 62.0           # weak prior on the focal length when no camera.json is given
     prior_f_sigma: float = 0.35            # relative sigma of that prior
