@@ -105,6 +105,9 @@ class VisionConfig:
     min_seen_mm: float = 2.0               # ... each showing a part at least this wide uncovered
     min_inside_frac: float = 0.5           # ... the part of each that no other covers at least this much
                                            # within the region (a piece changes the picture where it shows)
+    stack_before_mm: float = 3.0           # of two pieces lying on one another, one of which lay within this of
+                                           # where it lies in the last settled frame, the other not: it is under
+    stack_before_deg: float = 15.0         # ... and turned by no more than this
     pair_cover_gain: float = 0.03          # two pieces on one another re-posed to cover their region: taken
                                            # where the area they miss or add falls by this share of it
     top_seen_mm: float = 1.0               # a piece standing on its end is also posed on its top alone (and

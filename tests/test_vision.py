@@ -823,6 +823,29 @@ def test_in_play_a_disc_right_over_one_in_a_pit_lies_on_it():
     assert all(t == d for t, d, _ in played.verdicts["state"] + played.verdicts["color"])
 
 
+def test_in_play_a_ship_that_lay_there_before_the_shot_is_under_the_one_that_came(monkeypatch):
+    """Pitch Fleet bench table 8069 (held out): a red ship came to rest on a red ship.  Alike in
+    colour, the photo's cues of which lies on which are weak, and the one that lay there was read
+    on top.  Judged with the photo before that shot (``previous=``), the ship that lay there still,
+    as it lay, is under the newcomer: both verdicts right.  Without that, the order is wrong."""
+    from referee.bench import play_through, scenes_before
+    from simulator.render import render_scene
+
+    scene, photo, cal, det = _bench_scene("pitchfleet", 8069)
+    _, prev = play_through(det, [render_scene(sc, BoardProfile.builtin("pitchfleet")).image
+                                 for sc in scenes_before(scene)])
+
+    def outbound_wrong() -> int:
+        j = det.detect(photo, previous=prev).judgement
+        s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+        assert s.missed == 0 and s.false == 0
+        return sum(t != d for t, d, _ in s.verdicts["outbound"])
+
+    assert outbound_wrong() == 0
+    monkeypatch.setattr(Detector, "_lay_there", lambda self, c: False)
+    assert outbound_wrong() == 2
+
+
 def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
     in the pit would lie further out, lies on a disc hidden in it; one within the play is in it.

@@ -249,6 +249,10 @@ class Detector:
         hand = False
         reused = 0
         self._refits_before = previous._refits if previous is not None and previous._by == id(self) else {}
+        # the pieces this detector found on the table before (the last settled frame): one that lay
+        # there still lies under any that came to rest on it
+        self._lay_before = [c for c in previous._cands if not c.hidden and c.state != "on_piece"] \
+            if previous is not None and previous._by == id(self) else []
         self._refits_now = {}
         for blob in ch.blobs:
             if self._is_hand(frame, blob):
@@ -1275,6 +1279,11 @@ class Detector:
                             u = self._upper_by_edges(frame, cands[i], cands[k])
                         if u is not None:
                             top, low = (i, k) if u == 0 else (k, i)
+                    # ... but one of them that lay there before the shot, the other not, is under it
+                    # (the photo's cues are weak where the two are alike)
+                    was = [self._lay_there(cands[i]), self._lay_there(cands[k])]
+                    if was[0] != was[1]:
+                        top, low = (k, i) if was[0] else (i, k)
                     f = cands[top].fit
                     base = cands[low].fit.base_mm + cands[low].fit.shape.height_mm
                     f2 = self._refit(f, base, None, (f.x, f.y, f.heading))
@@ -1284,6 +1293,20 @@ class Detector:
                         cands[low] = replace(cands[low], fit=f_low)
                     cands[top] = Candidate(f2, cands[top].color_conf, "on_piece", upright=cands[top].upright)
         return cands
+
+    def _lay_there(self, c: Candidate) -> bool:
+        """Whether a piece of ``c``'s kind and colour lay as ``c`` lies (its centre within
+        ``stack_before_mm``, turned by no more than ``stack_before_deg``) in the last settled frame
+        this detector judged (none without one)."""
+        f = c.fit
+        per = f.shape.period_deg
+        for b in getattr(self, "_lay_before", ()):
+            if b.fit.shape.kind != f.shape.kind or b.fit.shape.color != f.shape.color or \
+                    np.hypot(b.fit.x - f.x, b.fit.y - f.y) > self.cfg.stack_before_mm:
+                continue
+            if f.shape.round or abs((b.fit.heading - f.heading + per / 2) % per - per / 2) <= self.cfg.stack_before_deg:
+                return True
+        return False
 
     def _pair_to_region(self, low: Fit, top: Fit, region) -> tuple[Fit, Fit]:
         """Two pieces lying one on the other, posed again together so that their silhouettes cover
