@@ -374,3 +374,32 @@ def test_empty_scenes():
     assert res.appeared == (1,)
     res = tr.update(Judgement.empty(), t=2.0)
     assert res.removed == (1,) and res.to_json()["removed"] == [1]
+
+
+def test_where_pieces_lie_on_others_one_that_came_over_a_vanished_one_lies_on_it():
+    """Pitch Fleet (``on_pieces``): a red ship came to rest over the blue one, which the detector no
+    longer sees (it read the two as one piece, on the board).  The blue one lay there: it is kept,
+    hidden, and the red one lies on it — outbound, raised by the blue one's height.  Without
+    ``on_pieces`` (PitRush: discs rest on discs only in pits) the blue one is removed, the red one
+    stays on the board; and a piece that did not move this shot is not put on a vanished one."""
+    def play(on_pieces: bool, red_from: tuple[float, float] | None) -> TrackResult:
+        tr = Tracker(on_pieces=on_pieces)
+        first = [_piece("blue", 100, 100, kind="starship"), _piece("green", 300, 0, kind="starship")]
+        if red_from is not None:
+            first.append(_piece("red", *red_from, kind="starship"))
+        tr.update(_judgement(first), t=1.0)
+        return tr.update(_judgement([_piece("red", 106, 104, kind="starship"),
+                                     _piece("green", 300, 0, kind="starship")]), t=2.0)
+
+    for red_from in (None, (400.0, 0.0)):  # a red ship new to the table, or shot from across it
+        res = play(True, red_from)
+        red = int(np.flatnonzero(np.array(res.judgement.detections.color) == "red")[0])
+        assert res.judgement.state[red] == "on_piece" and res.judgement.outbound[red]
+        assert res.judgement.detections.base_mm[red] == pytest.approx(DISC_H)
+        assert res.covered == (1,) and res.removed == () and 1 in res.hidden
+        assert any("lies on it" in s for s in res.sentences)
+    res = play(False, None)
+    assert res.removed == (1,) and res.judgement.state[0] == "surface" and not res.judgement.outbound[0]
+    # the red ship lay there already (it did not move): the blue one vanished from under nothing new
+    res = play(True, (106.0, 104.0))
+    assert res.removed == (1,) and res.judgement.state[0] == "surface"

@@ -20,9 +20,13 @@ every piece a persistent ``track_id`` (from 1; ``-1`` is untracked):
   was in, stacked in or hanging on a pit in whose stack a piece now lies.  It is kept (its last
   verdict, with its state set to ``in_pit`` under the stacker when it was not already in that
   pit's stack) and stays in the results until it is seen again or nothing lies over it any more
-  (then it is removed).  A disc seen alone over a pit is reported ``in_pit`` by the detector (one
-  photo cannot tell); when the tracker knows a disc is hidden in that pit, it corrects the one on
-  top to ``stacked``, and any disc over a hidden one is raised to lie on it.  A piece raised or
+  (then it is removed).  Where pieces come to rest on others on the board (``on_pieces``: Pitch
+  Fleet), a piece that vanished from under one that came this shot (new, or moved) over its place
+  is covered too, even where the detector saw only the upper one, on the board: that one lies on it
+  (``on_piece``, outbound), raised by its height.  A disc seen alone over a pit is reported
+  ``in_pit`` by the detector (one photo cannot tell); when the tracker knows a disc is hidden in
+  that pit, it corrects the one on top to ``stacked``, and any disc over a hidden one is raised to
+  lie on it.  A piece raised or
   lowered by the tracker is posed again along its view ray when the tracker has the ``camera``
   (its top face, seen where it was, lies at another height, so its footprint shifts).
 * **a pit's stack keeps its order** — a disc lay in a pit is matched there still: if the detector
@@ -173,13 +177,15 @@ class Tracker:
     from where it lay hidden; ``unknown_gate_mm``: the farthest a piece whose colour
     is unknown (the detector's or the track's) may be matched; ``camera``: the calibration's camera,
     to pose again a piece the tracker finds lying higher than the detector could see (without it
-    only its elevation is changed).
+    only its elevation is changed); ``on_pieces``: pieces come to rest on others on the board (Pitch
+    Fleet), so a vanished one under a piece that came over its place lies under it.
     """
 
     def __init__(self, cfg: VisionConfig | None = None, *, move_tol_mm: float = 2.0, gate_mm: float = 500.0,
                  moved_cost_mm: float = 10.0, cover_frac: float = 0.2, return_gate_mm: float = 5.0,
-                 unknown_gate_mm: float = 5.0, camera: CameraModel | None = None):
+                 unknown_gate_mm: float = 5.0, camera: CameraModel | None = None, on_pieces: bool = False):
         self.cfg = cfg or VisionConfig()
+        self.on_pieces = bool(on_pieces)
         self.camera = camera
         self.move_tol_mm = float(move_tol_mm)
         self.return_gate_mm = float(return_gate_mm)
@@ -290,6 +296,36 @@ class Tracker:
             if best is None or score > best_score:
                 best, best_score = i, score
         return best
+
+    def _landed_on(self, v: _Track, jud: Judgement, ids: np.ndarray, polys: list[Polygon],
+                   disp: dict[int, float]) -> int | None:
+        """Where pieces come to rest on others (``on_pieces``, Pitch Fleet): row of the piece that came
+        this shot (new, or moved more than ``move_tol_mm``) and lies on the board over vanished
+        track ``v``'s place (overlapping ``cover_frac`` of the smaller footprint) — the detector read
+        the two as one, or the lower one not at all, so ``v`` lies under it — or None."""
+        if v.pit is not None or v.state not in ("surface", "on_piece"):
+            return None
+        pv = Polygon(v.footprint)
+        best, best_frac = None, 0.0
+        for i in range(len(jud)):
+            tid = int(ids[i])
+            came = tid not in self.tracks or disp.get(tid, 0.0) > self.move_tol_mm
+            if not came or str(jud.state[i]) != "surface" or not (pv.is_valid and polys[i].is_valid):
+                continue
+            frac = pv.intersection(polys[i]).area / max(min(pv.area, polys[i].area), 1e-9)
+            if frac >= self.cover_frac and frac > best_frac:
+                best, best_frac = i, frac
+        return best
+
+    def _lay_on(self, v: _Track, jud: Judgement, i: int) -> None:
+        """Row ``i`` lies on vanished track ``v``: on a piece (outbound, no zone), posed again at the
+        height of ``v``'s top."""
+        vd = v.row.detections
+        self._repose(jud.detections, i, float(vd.base_mm[0] + vd.height_mm[0]))
+        jud.state[i], jud.outbound[i], jud.zones[i] = "on_piece", True, ()
+        jud.reasons[i] = (f"rests on track {v.id} ({v.kind}/{v.color}), which lay there before this shot "
+                          f"and is no longer seen (tracker): counts as outbound"
+                          + (f"; detector: {jud.reasons[i]}" if jud.reasons[i] else ""))
 
     def _was_under(self, v: _Track, v_base: float, tid: int, pit_now: str | None) -> bool:
         """Track ``tid`` lay lower than ``v`` in ``v``'s pit and is still in it: it cannot lie over
@@ -427,6 +463,7 @@ class Tracker:
                     kept_in.append((int(ids[k]), k))
 
         # -- the ones not seen: covered (kept) or removed
+        corrected = [tid for tid, _ in kept_in]
         polys = [Polygon(fp) for fp in det.footprint_mm]
         covered, removed, still_hidden, knocked_in = [], [], [], []
         hidden_rows: dict[int, tuple[Judgement, int]] = {}
@@ -434,6 +471,14 @@ class Tracker:
             if tr.id in matched:
                 continue
             i = self._cover_of(tr, jud, ids, polys)
+            if i is None and self.on_pieces:
+                i = self._landed_on(tr, jud, ids, polys, disp)
+                if i is not None:
+                    self._lay_on(tr, jud, i)
+                    corrected.append(int(ids[i]))
+                    corrections.append(f"track {int(ids[i])} ({det.kind[i]}/{det.color[i]}) came to rest over "
+                                       f"{tr.label()}, which lay there and is no longer seen: it lies on it "
+                                       f"(outbound)")
             if i is None:
                 removed.append(tr.id)
                 continue
@@ -447,7 +492,6 @@ class Tracker:
 
         # -- a disc over a pit in whose stack a disc is hidden lies on it: seen alone there, it is
         # reported in the pit by the detector (one photo cannot tell), and stacked on one disc at most
-        corrected = [tid for tid, _ in kept_in]
         for i in range(n_cur):
             if str(jud.state[i]) not in PIT_STACK:
                 continue
