@@ -44,7 +44,7 @@ from tableref.errors import BoardNotFound, InputError
 from tableref.files import cache_dir, write_bytes
 
 from .camera import CameraModel, Intrinsics, Pose
-from .model import CalibrationFile, Layout, Quality, TilePlacement, build_calibration, rot2
+from .model import Calibration, CalibrationFile, Layout, Quality, TilePlacement, build_calibration, rot2
 from .profile import BoardProfile, Tile
 
 # ------------------------------------------------------------------------------------ templates
@@ -714,11 +714,9 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
     try:
         return _register(image, profile, intrinsics, cfg, source_image, profile_ref)
     except BoardNotFound as e:
-        weak = getattr(e, "consistent", None)
+        weak = e.consistent
         if not weak or cfg.weak_min_inliers >= cfg.min_inliers or min(weak.values()) < cfg.weak_min_inliers:
             raise
-        from .model import Calibration
-
         try:
             reg = _register(image, profile, intrinsics, replace(cfg, min_inliers=cfg.weak_min_inliers),
                             source_image, profile_ref)
@@ -766,9 +764,7 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
                   f"'{profile.data.name}' not found: {what}")
         hint = ("is this the right profile, and are all the boards in view and lit?" if found else
                 "no board of this profile is in the photo: check the profile and that the boards are in view")
-        err = BoardNotFound(reason, hint, overlay=_overlay_matches(image, matches, scale))
-        err.consistent = dict(missing)  # (how many consistent features each board not found showed)
-        raise err
+        raise BoardNotFound(reason, hint, overlay=_overlay_matches(image, matches, scale), consistent=dict(missing))
 
     # ---- table frame and first placements
     ref_i = int(np.argmax([m.inliers for m in matches]))

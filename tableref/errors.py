@@ -49,12 +49,14 @@ class BoardNotFound(TablerefError):
     """Calibration could not find (all of) the boards of the profile in a photo.
 
     ``reason`` says what was not found; ``overlay`` optionally holds a BGR image of what was seen,
-    which the CLI writes when the user asked for an overlay.
+    which the CLI writes when the user asked for an overlay; ``consistent``, where boards were
+    looked for and not found, how many consistent features of each the photo showed.
     """
 
-    def __init__(self, reason: str, hint: str | None = None, overlay=None):
+    def __init__(self, reason: str, hint: str | None = None, overlay=None, consistent: dict[str, int] | None = None):
         self.reason = reason
         self.overlay = overlay
+        self.consistent = consistent
         super().__init__(f"board not found: {reason}", hint)
 
 

@@ -194,6 +194,7 @@ class Detector:
         self.card_back = self._card_back()
         self._refits_before: dict = {}  # refits at other heights (see _refit): the previous frame's
         self._refits_now: dict = {}     # ... and this frame's
+        self._lay_before: list[Candidate] = []  # the pieces of the last settled frame (see _lay_there)
         self._card_back_blurred = (None if self.card_back is None else
                                    cv2.GaussianBlur(self.card_back, (0, 0), self.cfg.card_face_blur_mm))
 
@@ -1300,7 +1301,7 @@ class Detector:
         this detector judged (none without one)."""
         f = c.fit
         per = f.shape.period_deg
-        for b in getattr(self, "_lay_before", ()):
+        for b in self._lay_before:
             if b.fit.shape.kind != f.shape.kind or b.fit.shape.color != f.shape.color or \
                     np.hypot(b.fit.x - f.x, b.fit.y - f.y) > self.cfg.stack_before_mm:
                 continue
