@@ -10,7 +10,7 @@ from tableref.files import load_model, read_image, write_bytes, write_image, wri
 from .camera import CameraFile
 from .model import Calibration, Layout
 from .profile import BoardProfile, builtin_profile_path
-from .register import FOCAL_NOTE, draw_overlay, register
+from .register import FEW_FEATURES_NOTE, FOCAL_NOTE, draw_overlay, register
 
 
 def resolve_profile(arg: str, relative_to: Path | None = None) -> tuple[BoardProfile, str]:
@@ -58,7 +58,7 @@ def calibrate_board_files(image: Path, profile_arg: str, camera: Path | None, ou
         lines.append(f"  {pl.tile:<12} turned {pl.rotation_deg:+7.2f} deg at ({pl.offset_mm[0]:7.1f}, {pl.offset_mm[1]:7.1f}) mm")
     lines.append(f"  fit {q.reprojection_rms_px:.2f} px, board edges {q.corner_rms_mm if q.corner_rms_mm is not None else float('nan'):.2f} mm, "
                  f"{q.mm_per_px:.2f} mm/px, lens from {q.distortion_from}, {reg.timings['total']:.1f} s")
-    lines += [f"  note: {n}" for n in q.notes if n.startswith(FOCAL_NOTE)]
+    lines += [f"  note: {n}" for n in q.notes if n.startswith((FOCAL_NOTE, FEW_FEATURES_NOTE))]
     if overlay is not None:
         lines.append(f"  overlay: {overlay}")
     return "\n".join(lines)

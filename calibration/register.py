@@ -725,7 +725,7 @@ def register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics | 
         if Calibration(reg.calibration).problems():
             raise e from None
         reg.calibration.quality.notes.append(
-            "found on few features of the print (" + ", ".join(f"{k}: {v}" for k, v in sorted(weak.items()))
+            FEW_FEATURES_NOTE + " of the print (" + ", ".join(f"{k}: {v}" for k, v in sorted(weak.items()))
             + f", fewer than {cfg.min_inliers}); its fit to the picture all over the board confirmed it")
         return reg
 
@@ -916,6 +916,7 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
 
 
 FOCAL_NOTE = "the photo told only"  # how the note of a focal length the photo did not tell begins
+FEW_FEATURES_NOTE = "found on few features"  # ... and that of a board found on the second look
 
 
 def _focal_notes(told: float | None, cam: CameraModel, lay: Layout, profile: BoardProfile,
