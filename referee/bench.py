@@ -111,7 +111,7 @@ def play_through(det, photos: list[np.ndarray]):
     The tracker and the last result (None without photos), for the photo that follows."""
     from vision.track import Tracker
 
-    tracker, prev = Tracker(camera=det.cal.camera, on_pieces=det.profile.game == "pitchfleet"), None
+    tracker, prev = Tracker(camera=det.cal.camera, on_pieces=det.pieces_lie_on_pieces), None
     for k, photo in enumerate(photos):
         prev = det.detect(photo, previous=prev)
         tracker.update(prev.judgement, float(k))

@@ -95,7 +95,7 @@ def run_live(camera: str, calibration: str | Path | None = None, out_dir: Path |
         on_calibrated(cal)
     detector = Detector(cal, profile, reference, cfg.vision)
     settle = SettleDetector(cfg.vision, reference)
-    tracker = Tracker(cfg.vision, camera=cal.camera, on_pieces=profile.game == "pitchfleet")
+    tracker = Tracker(cfg.vision, camera=cal.camera, on_pieces=detector.pieces_lie_on_pieces)
     with open_source(camera, **opts) as src:
         w, h = cal.data.intrinsics.image_size
         if tuple(src.size) != (w, h):

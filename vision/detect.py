@@ -346,6 +346,12 @@ class Detector:
         self._refits_now[key] = got
         return got[1]
 
+    @property
+    def pieces_lie_on_pieces(self) -> bool:
+        """Whether pieces come to rest on others on the board, judged ``on_piece`` (Pitch Fleet; a
+        PitRush disc rests on another only in a pit)."""
+        return self.profile.game == "pitchfleet"
+
     @cached_property
     def mm_per_px(self) -> float:
         """The board plane's scale at the middle of the boards (mm per image px)."""
@@ -1251,7 +1257,7 @@ class Detector:
                 continue
             kept.append(i)
         out = [cands[i] for i in sorted(kept)]
-        if self.profile.game == "pitchfleet":
+        if self.pieces_lie_on_pieces:
             out = self._stacks(out, frame)
         return out
 

@@ -157,6 +157,13 @@ def _concat(items: list[Judgement]) -> Judgement:
     return Judgement(det, **vals)
 
 
+def _cover_frac(a: Polygon, b: Polygon) -> float:
+    """The area two footprints share, as a share of the smaller one's (0 where either is not a valid
+    polygon)."""
+    inter = a.intersection(b).area if a.is_valid and b.is_valid else 0.0
+    return inter / max(min(a.area, b.area), 1e-9)
+
+
 def _xy(p: np.ndarray) -> str:
     return f"({p[0]:.1f}, {p[1]:.1f}) mm"
 
@@ -287,8 +294,7 @@ class Tracker:
             st = str(jud.state[i])
             pit_stack = (v.pit is not None and v.state in PIT_STACK + ("hanging",)
                          and jud.pit[i] == v.pit and st in PIT_STACK)
-            inter = pv.intersection(polys[i]).area if pv.is_valid and polys[i].is_valid else 0.0
-            frac = inter / max(min(pv.area, polys[i].area), 1e-9)
+            frac = _cover_frac(pv, polys[i])
             over = st in ("stacked", "on_piece") and frac >= self.cover_frac
             if not (pit_stack or over):
                 continue
@@ -310,9 +316,9 @@ class Tracker:
         for i in range(len(jud)):
             tid = int(ids[i])
             came = tid not in self.tracks or disp.get(tid, 0.0) > self.move_tol_mm
-            if not came or str(jud.state[i]) != "surface" or not (pv.is_valid and polys[i].is_valid):
+            if not came or str(jud.state[i]) != "surface":
                 continue
-            frac = pv.intersection(polys[i]).area / max(min(pv.area, polys[i].area), 1e-9)
+            frac = _cover_frac(pv, polys[i])
             if frac >= self.cover_frac and frac > best_frac:
                 best, best_frac = i, frac
         return best
