@@ -1013,8 +1013,14 @@ class Detector:
 
     def _inside_frac(self, comp: np.ndarray, masks: list[np.ndarray], i: int) -> float:
         """The share of the part of the i-th piece of a reading that no other one covers lying
-        within the region ``comp`` (box px)."""
+        within the region ``comp`` (box px), leaving out its rim as wide as blur shifts an outline
+        (where that leaves any of it): a region's edge lies anywhere in that rim, and a piece
+        seen as a thin crescent is mostly rim."""
         own = self._uncovered(comp, masks, i)
+        r = max(1, round(self.cfg.fit_blur_px))
+        core = cv2.erode(own.astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)).astype(bool)
+        if core.any():
+            own = core
         return np.count_nonzero(comp.astype(bool) & own) / max(np.count_nonzero(own), 1)
 
     def _seen_mm(self, comp: np.ndarray, masks: list[np.ndarray], i: int, f: Fit) -> float:
