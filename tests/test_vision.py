@@ -846,6 +846,31 @@ def test_in_play_a_ship_that_lay_there_before_the_shot_is_under_the_one_that_cam
     assert outbound_wrong() == 2
 
 
+def test_in_play_the_ship_that_lay_there_is_held_and_the_newcomer_posed_on_it(monkeypatch):
+    """Pitch Fleet bench table 8003 (held out): a red ship came to rest across a red ship.  From the
+    outline alone the pair is posed wrong (the newcomer's part of it is partial) and the newcomer
+    is dropped: missed.  Judged with the photo before that shot, the ship that lay there is held
+    where it lay and the newcomer posed on the rest of the outline, on it: both found, the
+    newcomer on the other, both centres within 1.5 mm."""
+    from referee.bench import play_through, scenes_before
+    from simulator.render import render_scene
+
+    scene, photo, cal, det = _bench_scene("pitchfleet", 8003)
+    _, prev = play_through(det, [render_scene(sc, BoardProfile.builtin("pitchfleet")).image
+                                 for sc in scenes_before(scene)])
+
+    def judged():
+        j = det.detect(photo, previous=prev).judgement
+        return j, score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+
+    j, s = judged()
+    assert s.missed == 0 and s.false == 0 and max(s.center_err_mm) < 1.5, (s.missed, s.center_err_mm)
+    assert list(j.state).count("on_piece") == 1
+    assert all(t == d for t, d, _ in s.verdicts["outbound"])
+    monkeypatch.setattr(Detector, "_lay_before_in", lambda self, comp, box: [])
+    assert judged()[1].missed == 1
+
+
 def test_a_disc_over_a_pit_beyond_its_play_lies_on_a_hidden_disc():
     """A disc in a pit lies within the pit's play of its centre.  One alone over a pit, which posed
     in the pit would lie further out, lies on a disc hidden in it; one within the play is in it.

@@ -60,7 +60,7 @@ from .fit import (
 from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
-from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
+from .silhouette import PieceShape, pose_points, signed_distance, silhouette_hulls, silhouette_mask
 
 
 @dataclass
@@ -794,6 +794,34 @@ class Detector:
                         # (both seen: one of them alone is a reading of one piece, tried as such)
                         if len(res[1]) == 2 and (best is None or res[0] < best[0]):
                             best = res
+                # a piece that lay here in the last settled frame (the live referee's, after a shot)
+                # most likely lies here still, under the one that came: the pair is also started
+                # from where it lay, the newcomer on the part of the outline it does not explain
+                for b in self._lay_before_in(comp, box):
+                    sb = next((o[0] for o in options if not o[1] and o[0].kind == b.fit.shape.kind), None)
+                    if sb is None:
+                        continue
+                    low = replace(b.fit, shape=sb)
+                    d_low = np.abs(signed_distance(pts, low.hulls(self.cam)) - low.inflation_px)
+                    rest = pts[d_low > 2.0 * self.cfg.fit_blur_px]
+                    if len(rest) < MIN_OUTLINE_POINTS:
+                        continue
+                    on = low.base_mm + sb.height_mm  # (the newcomer lies on it)
+                    for s in lying:
+                        # (held where it lay: the newcomer's outline, which runs over it, would pull it.
+                        # The newcomer's part of the outline is partial and may mislead a heading
+                        # taken from it: started every 45 degrees, the pair that explains the whole
+                        # outline best kept)
+                        cx, cy, _ = initial_pose(s, self.cam, rest, on)
+                        tops = [fit_one(s, self.cam, rest, on, init=(cx, cy, float(th)))
+                                for th in ([0] if s.round else range(0, 360, 45))]
+                        top = min(tops, key=lambda t: self._reading_cost(explained([low, t], self.cam, pts), 2))
+                        mine = pts[np.abs(signed_distance(pts, top.hulls(self.cam)) - top.inflation_px) <= d_low]
+                        if len(mine) >= MIN_OUTLINE_POINTS:
+                            top = fit_one(s, self.cam, mine, on, init=(top.x, top.y, top.heading))
+                        res = judged(explained([low, top], self.cam, pts), [False, False])
+                        if len(res[1]) == 2 and (best is None or res[0] < best[0]):
+                            best = res
             if stacking:
                 # two pieces of one kind and different colours lying on one another: each posed on
                 # its colour's part of the region
@@ -1306,6 +1334,19 @@ class Detector:
                         cands[low] = replace(cands[low], fit=f_low)
                     cands[top] = Candidate(f2, cands[top].color_conf, "on_piece", upright=cands[top].upright)
         return cands
+
+    def _lay_before_in(self, comp: np.ndarray, box) -> list[Candidate]:
+        """The pieces lying flat in the last settled frame this detector judged whose centre falls
+        within the region ``comp`` (box px; none without a previous frame)."""
+        out = []
+        for b in self._lay_before:
+            if b.upright:
+                continue
+            x, y = np.round(self.cam.project_plane(np.array([[b.fit.x, b.fit.y]]), b.fit.base_mm)[0]
+                            - np.asarray(box[:2])).astype(int)
+            if 0 <= y < comp.shape[0] and 0 <= x < comp.shape[1] and comp[y, x]:
+                out.append(b)
+        return out
 
     def _lay_there(self, c: Candidate) -> bool:
         """Whether a piece of ``c``'s kind and colour lay as ``c`` lies (its centre within
