@@ -1192,6 +1192,17 @@ def test_a_ship_with_a_rim_of_shadow_is_not_read_as_two():
     assert "on_piece" not in list(j.state)
 
 
+def test_a_beam_beside_a_ship_it_touches_is_read_as_a_beam():
+    """Pitch Fleet bench table 8052 (held out): a silver beam lying against a red ship.  Pairs of
+    different kinds were posed one on the other only (the first on the whole outline), which fits
+    two pieces side by side poorly, and the beam was read as a blue ship half under the red one.
+    Posed side by side too (the outline split between them), both are read right."""
+    scene, j, s = _judged_bench_scene("pitchfleet", 8052)
+    assert s.missed == 0 and s.false == 0
+    assert all(t == d for t, d, _ in s.verdicts["kind"] + s.verdicts["color"]), s.verdicts["kind"]
+    assert "on_piece" not in list(j.state)
+
+
 def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     """A silver beam over the light gap between two tiles changes nothing there: its region of change
     comes in two parts, each of which a standing beam could be.  It is read as the one lying beam."""

@@ -794,6 +794,13 @@ class Detector:
                         # (both seen: one of them alone is a reading of one piece, tried as such)
                         if len(res[1]) == 2 and (best is None or res[0] < best[0]):
                             best = res
+                # ... or side by side (a beam touching a ship): the outline split between them
+                for i, s in enumerate(lying):
+                    for s2 in lying[i + 1:]:
+                        if s2.kind != s.kind:
+                            res = judged(fit_many([s, s2], self.cam, pts, [0.0, 0.0], [None, None]), [False, False])
+                            if len(res[1]) == 2 and (best is None or res[0] < best[0]):
+                                best = res
                 # a piece that lay here in the last settled frame (the live referee's, after a shot)
                 # most likely lies here still, under the one that came: the pair is also started
                 # from where it lay, the newcomer on the part of the outline it does not explain
