@@ -60,7 +60,7 @@ from .fit import (
 from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
-from .silhouette import PieceShape, pose_points, signed_distance, silhouette_hulls, silhouette_mask
+from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
 
 
 @dataclass
@@ -249,11 +249,11 @@ class Detector:
         regions: list[_Region] = []
         hand = False
         reused = 0
-        self._refits_before = previous._refits if previous is not None and previous._by == id(self) else {}
+        ours = previous is not None and previous._by == id(self)  # (judged by this detector)
+        self._refits_before = previous._refits if ours else {}
         # the pieces this detector found on the table before (the last settled frame): one that lay
         # there still lies under any that came to rest on it
-        self._lay_before = [c for c in previous._cands if not c.hidden and c.state != "on_piece"] \
-            if previous is not None and previous._by == id(self) else []
+        self._lay_before = [c for c in previous._cands if not c.hidden and c.state != "on_piece"] if ours else []
         self._refits_now = {}
         for blob in ch.blobs:
             if self._is_hand(frame, blob):
@@ -787,20 +787,23 @@ class Detector:
                 # colour: the region's is mostly the upper one's): the pair posed one on the other, the
                 # upper one on the whole outline
                 lying = [o[0] for o in options if not o[1]]
+
+                def pair(fits) -> None:
+                    """Take a reading of two lying pieces where it beats the best so far and both are
+                    seen (one of them alone is a reading of one piece, tried as such)."""
+                    nonlocal best
+                    res = judged(fits, [False, False])
+                    if len(res[1]) == 2 and (best is None or res[0] < best[0]):
+                        best = res
                 for s, s2 in [(s, s2) for s in lying for s2 in lying if s2.kind != s.kind]:
                     fits = fit_layers([s, s2], self.cam, pts, [0.0, 0.0], [None, None], self.cfg.fit_blur_px)
                     if fits is not None:
-                        res = judged(fits, [False, False])
-                        # (both seen: one of them alone is a reading of one piece, tried as such)
-                        if len(res[1]) == 2 and (best is None or res[0] < best[0]):
-                            best = res
+                        pair(fits)
                 # ... or side by side (a beam touching a ship): the outline split between them
                 for i, s in enumerate(lying):
                     for s2 in lying[i + 1:]:
                         if s2.kind != s.kind:
-                            res = judged(fit_many([s, s2], self.cam, pts, [0.0, 0.0], [None, None]), [False, False])
-                            if len(res[1]) == 2 and (best is None or res[0] < best[0]):
-                                best = res
+                            pair(fit_many([s, s2], self.cam, pts, [0.0, 0.0], [None, None]))
                 # a piece that lay here in the last settled frame (the live referee's, after a shot)
                 # most likely lies here still, under the one that came: the pair is also started
                 # from where it lay, the newcomer on the part of the outline it does not explain
@@ -809,7 +812,7 @@ class Detector:
                     if sb is None:
                         continue
                     low = replace(b.fit, shape=sb)
-                    d_low = np.abs(signed_distance(pts, low.hulls(self.cam)) - low.inflation_px)
+                    d_low = low.off_edge_px(self.cam, pts)
                     rest = pts[d_low > 2.0 * self.cfg.fit_blur_px]
                     if len(rest) < MIN_OUTLINE_POINTS:
                         continue
@@ -823,12 +826,10 @@ class Detector:
                         tops = [fit_one(s, self.cam, rest, on, init=(cx, cy, float(th)))
                                 for th in ([0] if s.round else range(0, 360, 45))]
                         top = min(tops, key=lambda t: self._reading_cost(explained([low, t], self.cam, pts), 2))
-                        mine = pts[np.abs(signed_distance(pts, top.hulls(self.cam)) - top.inflation_px) <= d_low]
+                        mine = pts[top.off_edge_px(self.cam, pts) <= d_low]
                         if len(mine) >= MIN_OUTLINE_POINTS:
                             top = fit_one(s, self.cam, mine, on, init=(top.x, top.y, top.heading))
-                        res = judged(explained([low, top], self.cam, pts), [False, False])
-                        if len(res[1]) == 2 and (best is None or res[0] < best[0]):
-                            best = res
+                        pair(explained([low, top], self.cam, pts))
             if stacking:
                 # two pieces of one kind and different colours lying on one another: each posed on
                 # its colour's part of the region

@@ -44,6 +44,11 @@ class Fit:
     def hulls(self, cam: CameraModel) -> list[np.ndarray]:
         return silhouette_hulls(self.shape, cam, self.x, self.y, self.heading, self.base_mm, self.clip_below)
 
+    def off_edge_px(self, cam: CameraModel, pts_px: np.ndarray) -> np.ndarray:
+        """How far (px) each outline point lies from the edge of this pose's silhouette, grown by its
+        inflation."""
+        return np.abs(signed_distance(pts_px, self.hulls(cam)) - self.inflation_px)
+
     @property
     def cost(self) -> float:
         return (self.rms_px + 0.5 * abs(self.inflation_px)) * (1.5 - self.inlier_frac)
@@ -294,7 +299,7 @@ def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bas
     owner_before = None
     was_refused = False
     for _ in range(rounds):
-        d = np.stack([np.abs(signed_distance(pts_px, f.hulls(cam)) - f.inflation_px) for f in fits])
+        d = np.stack([f.off_edge_px(cam, pts_px) for f in fits])
         owner = np.argmin(d, axis=0)
         if owner_before is not None and np.array_equal(owner, owner_before):
             break  # each piece has the points it was fitted to: fitting again gives the same
@@ -346,7 +351,7 @@ def fit_layers(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, b
     for s, b, c in zip(shapes, bases, clips):
         if fits:
             f = fits[-1]
-            rest = rest[np.abs(signed_distance(rest, f.hulls(cam)) - f.inflation_px) > 2.0 * blur_px]
+            rest = rest[f.off_edge_px(cam, rest) > 2.0 * blur_px]
             if len(rest) < 8:
                 return None
         fits.append(fit_one(s, cam, rest, b, c))
