@@ -788,48 +788,57 @@ class Detector:
                 # upper one on the whole outline
                 lying = [o[0] for o in options if not o[1]]
 
-                def pair(fits) -> None:
-                    """Take a reading of two lying pieces where it beats the best so far and both are
-                    seen (one of them alone is a reading of one piece, tried as such)."""
+                def take(fits) -> None:
+                    """Take a reading of lying pieces where it beats the best so far and all are seen
+                    (fewer of them are a reading of their own, tried as such)."""
                     nonlocal best
-                    res = judged(fits, [False, False])
-                    if len(res[1]) == 2 and (best is None or res[0] < best[0]):
+                    res = judged(fits, [False] * len(fits))
+                    if len(res[1]) == len(fits) and (best is None or res[0] < best[0]):
                         best = res
                 for s, s2 in [(s, s2) for s in lying for s2 in lying if s2.kind != s.kind]:
                     fits = fit_layers([s, s2], self.cam, pts, [0.0, 0.0], [None, None], self.cfg.fit_blur_px)
                     if fits is not None:
-                        pair(fits)
+                        take(fits)
                 # ... or side by side (a beam touching a ship): the outline split between them
                 for i, s in enumerate(lying):
                     for s2 in lying[i + 1:]:
                         if s2.kind != s.kind:
-                            pair(fit_many([s, s2], self.cam, pts, [0.0, 0.0], [None, None]))
-                # a piece that lay here in the last settled frame (the live referee's, after a shot)
-                # most likely lies here still, under the one that came: the pair is also started
-                # from where it lay, the newcomer on the part of the outline it does not explain
-                for b in self._lay_before_in(comp, box):
-                    sb = next((o[0] for o in options if not o[1] and o[0].kind == b.fit.shape.kind), None)
-                    if sb is None:
-                        continue
-                    low = replace(b.fit, shape=sb)
-                    d_low = low.off_edge_px(self.cam, pts)
+                            take(fit_many([s, s2], self.cam, pts, [0.0, 0.0], [None, None]))
+
+                def held(lows: list[Fit]) -> None:
+                    """Readings of the pieces ``lows`` held where they lay and one more that came to
+                    rest on them, posed on the part of the outline they do not explain."""
+                    d_low = np.min([low.off_edge_px(self.cam, pts) for low in lows], axis=0)
                     rest = pts[d_low > 2.0 * self.cfg.fit_blur_px]
                     if len(rest) < MIN_OUTLINE_POINTS:
-                        continue
-                    on = low.base_mm + sb.height_mm  # (the newcomer lies on it)
+                        return
+                    on = max(low.base_mm + low.shape.height_mm for low in lows)  # (it lies on the highest)
                     for s in lying:
-                        # (held where it lay: the newcomer's outline, which runs over it, would pull it.
-                        # The newcomer's part of the outline is partial and may mislead a heading
-                        # taken from it: started every 45 degrees, the pair that explains the whole
-                        # outline best kept)
+                        # (held where they lay: the newcomer's outline, which runs over them, would
+                        # pull them.  The newcomer's part of the outline is partial and may mislead a
+                        # heading taken from it: started every 45 degrees, the reading that explains
+                        # the whole outline best kept)
                         cx, cy, _ = initial_pose(s, self.cam, rest, on)
                         tops = [fit_one(s, self.cam, rest, on, init=(cx, cy, float(th)))
                                 for th in ([0] if s.round else range(0, 360, 45))]
-                        top = min(tops, key=lambda t: self._reading_cost(explained([low, t], self.cam, pts), 2))
+                        top = min(tops, key=lambda t: self._reading_cost(
+                            explained([*lows, t], self.cam, pts), len(lows) + 1))
                         mine = pts[top.off_edge_px(self.cam, pts) <= d_low]
                         if len(mine) >= MIN_OUTLINE_POINTS:
                             top = fit_one(s, self.cam, mine, on, init=(top.x, top.y, top.heading))
-                        pair(explained([low, top], self.cam, pts))
+                        take(explained([*lows, top], self.cam, pts))
+                # a piece that lay here in the last settled frame (the live referee's, after a shot)
+                # most likely lies here still, under the one that came: the reading is also started
+                # from where it lay, the newcomer on the part of the outline it does not explain;
+                # where several lay here (a tower), from where they all lay too
+                lows = []
+                for b in self._lay_before_in(comp, box):
+                    sb = next((o[0] for o in options if not o[1] and o[0].kind == b.fit.shape.kind), None)
+                    if sb is not None:
+                        lows.append(replace(b.fit, shape=sb))
+                        held(lows[-1:])
+                if len(lows) > 1:
+                    held(lows)
             if stacking:
                 # two pieces of one kind and different colours lying on one another: each posed on
                 # its colour's part of the region
