@@ -836,7 +836,8 @@ class Detector:
                     sb = next((o[0] for o in options if not o[1] and o[0].kind == b.fit.shape.kind), None)
                     if sb is not None:
                         lows.append(replace(b.fit, shape=sb))
-                        held(lows[-1:])
+                for low in lows:
+                    held([low])
                 if len(lows) > 1:
                     held(lows)
             if stacking:
