@@ -87,6 +87,7 @@ class _Region:
 
     bbox: tuple[int, int, int, int]
     cands: list[Candidate]
+    reused: bool = False  # taken over from the frame before (unchanged), not posed again
 
 
 @dataclass
@@ -195,6 +196,7 @@ class Detector:
         self._refits_before: dict = {}  # refits at other heights (see _refit): the previous frame's
         self._refits_now: dict = {}     # ... and this frame's
         self._lay_before: list[Candidate] = []  # the pieces of the last settled frame (see _lay_there)
+        self._hidden_before: list[Candidate] = []  # ... and those it inferred hidden
         self._card_back_blurred = (None if self.card_back is None else
                                    cv2.GaussianBlur(self.card_back, (0, 0), self.cfg.card_face_blur_mm))
 
@@ -254,6 +256,7 @@ class Detector:
         # the pieces this detector found on the table before (the last settled frame): one that lay
         # there still lies under any that came to rest on it
         self._lay_before = [c for c in previous._cands if not c.hidden and c.state != "on_piece"] if ours else []
+        self._hidden_before = [c for c in previous._cands if c.hidden] if ours else []
         self._refits_now = {}
         for blob in ch.blobs:
             if self._is_hand(frame, blob):
@@ -262,11 +265,13 @@ class Detector:
             old = self._unchanged(frame, blob.bbox, ch, previous)
             found = [copy(c) for c in old.cands] if old is not None else self._pieces_in(frame, blob, ch)
             reused += old is not None
-            regions.append(_Region(blob.bbox, [copy(c) for c in found]))
+            regions.append(_Region(blob.bbox, [copy(c) for c in found], old is not None))
             cands.extend(found)
         t2 = time.perf_counter()
         cands = self._suppress(cands, frame)
         cands = self._resolve_elevations(cands, frame)
+        if ours and len(self.pits):
+            cands = self._came_unseen(cands, frame, [r.bbox for r in regions if not r.reused], ch, previous)
         det = self._to_detections(cands)
         jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
                     [c.pit_margin for c in cands], self.cfg)
@@ -1367,18 +1372,33 @@ class Detector:
         return out
 
     def _lay_there(self, c: Candidate) -> bool:
-        """Whether a piece of ``c``'s kind and colour lay as ``c`` lies (its centre within
+        """Whether a piece of ``c``'s kind and colour lay as ``c`` lies in the last settled frame
+        this detector judged (see :meth:`_lay_as`)."""
+        return self._lay_as(c) is not None
+
+    def _held_as(self, c: Candidate) -> Candidate | None:
+        """The piece of the last settled frame ``c`` was held as (posed where it lay, see
+        ``_fit_component``'s ``held``: its pose the same to the bit), None."""
+        f = c.fit
+        return next((b for b in self._lay_before if b.fit.shape.kind == f.shape.kind and
+                     b.fit.shape.color == f.shape.color and (b.fit.x, b.fit.y, b.fit.base_mm) == (f.x, f.y, f.base_mm)),
+                    None)
+
+    def _lay_as(self, c: Candidate) -> Candidate | None:
+        """The piece of ``c``'s kind and colour that lay as ``c`` lies (its centre within
         ``stack_before_mm``, turned by no more than ``stack_before_deg``) in the last settled frame
-        this detector judged (none without one)."""
+        this detector judged, the nearest; None (always without a previous frame)."""
         f = c.fit
         per = f.shape.period_deg
+        best, best_d = None, np.inf
         for b in self._lay_before:
+            d = np.hypot(b.fit.x - f.x, b.fit.y - f.y)
             if b.fit.shape.kind != f.shape.kind or b.fit.shape.color != f.shape.color or \
-                    np.hypot(b.fit.x - f.x, b.fit.y - f.y) > self.cfg.stack_before_mm:
+                    d > self.cfg.stack_before_mm or d >= best_d:
                 continue
             if f.shape.round or abs((b.fit.heading - f.heading + per / 2) % per - per / 2) <= self.cfg.stack_before_deg:
-                return True
-        return False
+                best, best_d = b, d
+        return best
 
     def _pair_to_region(self, low: Fit, top: Fit, region) -> tuple[Fit, Fit]:
         """Two pieces lying one on the other, posed again together so that their silhouettes cover
@@ -1506,6 +1526,13 @@ class Detector:
             off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
             if off > self.cfg.pit_play_tol_mm:
                 on_hidden[j] = off - self.cfg.pit_play_tol_mm
+            else:
+                # in play, one that lay on the pit's disc in the last settled frame lies on it still:
+                # the disc that came over them hides the one in the pit (nothing sinks into a pit
+                # under a disc lying in it)
+                was = self._held_as(cands[i]) or self._lay_as(cands[i])
+                if was is not None and was.state == "stacked" and was.pit == self.pits[j].id:
+                    on_hidden[j] = was.pit_margin
         # discs lying over a pit's disc: how many of them each lies on (a tower's)
         tier = self._tiers(cands, states, occupied, frame)
         out = []
@@ -1550,7 +1577,8 @@ class Detector:
         others each lies on: where two of them overlap, the photo shows which is on top (its
         colour where they overlap, else its edge running on over the other); a disc lies one tier
         above the highest it lies on.  A tower's top disc is posed at its height (posed one disc
-        up, a disc three up lay 2-3 mm off by parallax).  None known without the photo."""
+        up, a disc three up lay 2-3 mm off by parallax).  In play, the order the discs came in
+        (the last settled frame's) wins over the photo.  None known without the photo."""
         if frame is None:
             return {}
         on: dict[int, set[int]] = {}
@@ -1562,6 +1590,15 @@ class Detector:
                 top = self._upper(frame, cands[a_], cands[b_])
                 if top is None:
                     top = self._upper_by_edges(frame, cands[a_], cands[b_])
+                # ... but in play, of two discs one of which lay there in the last settled frame and
+                # the other not, the one that came lies on it; of two that both lay there, the one
+                # that lay higher is on top still (the photo's cues are weak where one disc lies
+                # right over the other, and a disc does not slip in under one lying on a stack)
+                was = [self._lay_as(cands[a_]), self._lay_as(cands[b_])]
+                if (was[0] is None) != (was[1] is None):
+                    top = 1 if was[0] is not None else 0
+                elif was[0] is not None and was[0] is not was[1] and was[0].fit.base_mm != was[1].fit.base_mm:
+                    top = 0 if was[0].fit.base_mm > was[1].fit.base_mm else 1
                 if top is not None:
                     upper, lower = (a_, b_) if top == 0 else (b_, a_)
                     on.setdefault(upper, set()).add(lower)
@@ -1646,13 +1683,58 @@ class Detector:
             return None
         return int(np.argmax(step))
 
+    def _came_unseen(self, cands: list[Candidate], frame: np.ndarray, posed: list, ch,
+                     previous: FrameResult) -> list[Candidate]:
+        """PitRush, in play: the shot changed the picture (``posed``: the boxes of the regions of
+        change posed again, image px) but no piece is seen that did not lie as it lies in the last
+        settled frame.  Where it changed at just one disc seen in a pit, alone there, which lay in
+        that pit (of its colour, within ``stack_before_mm``) and looks as it did (its mean colour
+        within the change threshold of the last frame's: not another colour misnamed), the disc
+        that came lies right over it, of its colour, and hides it: the one seen is posed one disc
+        up and the one under it is hidden.  One photo cannot tell the two apart, nor can their
+        outline: the verdict has no margin and goes to a person to confirm.  (A disc knocked off
+        the table that only nudged the one in the pit reads the same; the review shows it.)"""
+        if not posed or len(cands) > len(previous._cands) or \
+                any(not c.hidden and not self._lay_there(c) for c in cands):
+            return cands  # (more pieces than before, seen or inferred: the one that came is among them)
+        boxes = [self._region_box(frame, b) for b in posed]
+
+        def in_posed(c: Candidate) -> bool:
+            x, y = self.cam.project_plane(np.array([[c.fit.x, c.fit.y]]), c.fit.base_mm)[0]
+            return any(b[0] <= x < b[2] and b[1] <= y < b[3] for b in boxes)
+
+        at = [i for i, c in enumerate(cands) if c.state == "in_pit" and not c.hidden and in_posed(c)]
+        if len(at) != 1 or any(c.hidden and c.pit == cands[at[0]].pit for c in cands):
+            return cands
+        i = at[0]
+        was = self._lay_as(cands[i])
+        if was is None or was.state != "in_pit" or was.pit != cands[i].pit or \
+                any(c.pit == cands[i].pit for k, c in enumerate(cands) if k != i):
+            return cands
+        # its colour then and now, at the change map's scale (the frame before is kept there)
+        sc = self.bg.scale
+        hulls = [h * sc for h in cands[i].fit.hulls(self.cam)]
+        box = self._hulls_box(ch.small, hulls, 0)
+        m = cv2.erode(silhouette_mask(hulls, box), np.ones((3, 3), np.uint8)) > 0
+        if np.count_nonzero(m) < 6:
+            return cands
+        now, then = (im[box[1]:box[3], box[0]:box[2]][m].mean(axis=0) for im in (ch.small, previous._small))
+        if float(np.max(np.abs(now - then))) >= ch.threshold:
+            return cands
+        j = [p.id for p in self.pits].index(cands[i].pit)
+        return cands[:i] + self._on_hidden(cands[i], j, 0.0) + cands[i + 1:]
+
     def _on_hidden(self, c: Candidate, j: int, margin: float) -> list[Candidate]:
         """A disc that lies on a disc hidden in pit ``j``: it posed one disc's height above the
-        board, and the disc under it, not seen (colour unknown, for a person to confirm)."""
+        board, and the disc under it, not seen (colour unknown, for a person to confirm), where a
+        disc lay in that pit in the last settled frame, else at the pit's centre."""
         f, pit = c.fit, self.pits[j]
         depth = float(pit.depth_mm)
         f_on = self._refit(f, -depth + f.shape.height_mm, None, (f.x, f.y, 0.0))
-        under = Fit(f.shape, float(self.pit_c[j][0]), float(self.pit_c[j][1]), 0.0, -depth, 0.0, 0.0, 1.0, 0, 0.0)
+        lay = next((b.fit for b in self._lay_before + self._hidden_before if b.state == "in_pit" and b.pit == pit.id),
+                   None)
+        x, y = (lay.x, lay.y) if lay is not None else (float(self.pit_c[j][0]), float(self.pit_c[j][1]))
+        under = Fit(f.shape, x, y, 0.0, -depth, 0.0, 0.0, 1.0, 0, 0.0)
         return [Candidate(f_on, c.color_conf, "stacked", pit.id, margin),
                 Candidate(under, 0.0, "in_pit", pit.id, margin, hidden=True)]
 

@@ -32,6 +32,8 @@ class SceneScore:
     missed_hidden: int = 0   # of the missed, those a piece lying on them covers (almost) whole
     missed_ids: list[int] = field(default_factory=list)
     missed_unseen: int = 0   # of the missed, those more than half outside the photo
+    matched: list[tuple[int, int]] = field(default_factory=list)  # (true piece, detection) pairs,
+                                                                   # in the order of center_err_mm
 
 
 def covered_fraction(truth_pieces) -> np.ndarray:
@@ -108,6 +110,7 @@ def score_scene(j: Judgement, truth_pieces, true_cam: CameraModel, est_cam: Came
         s.missed_hidden = int(sum(cov[i] > 0.9 for i in s.missed_ids))
         out = outside_fraction([truth_pieces[i] for i in s.missed_ids], true_cam)
         s.missed_unseen = int(sum(out > 0.5))
+    s.matched = matched
     for r, c in matched:
         p = truth_pieces[r]
         s.center_err_mm.append(float(cost[r, c]))
