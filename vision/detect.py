@@ -1694,7 +1694,7 @@ class Detector:
         up and the one under it is hidden.  One photo cannot tell the two apart, nor can their
         outline: the verdict has no margin and goes to a person to confirm.  (A disc knocked off
         the table that only nudged the one in the pit reads the same; the review shows it.)"""
-        if not posed or len(cands) > len(previous._cands) or \
+        if not posed or previous._small is None or len(cands) > len(previous._cands) or \
                 any(not c.hidden and not self._lay_there(c) for c in cands):
             return cands  # (more pieces than before, seen or inferred: the one that came is among them)
         boxes = [self._region_box(frame, b) for b in posed]
