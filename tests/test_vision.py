@@ -1377,12 +1377,14 @@ def test_in_play_a_disc_that_came_right_over_one_of_its_colour_in_a_pit_hides_it
         tracker, prev = play_through(det, befores)
         j = tracker.update(det.detect(photo, previous=prev).judgement, float(tracker.updates)).judgement
         s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
-        return s, sum(t != d for t, d, _ in s.verdicts["state"])
+        said = [i for i, r in enumerate(j.reasons) if "came right over it" in r]
+        return s, sum(t != d for t, d, _ in s.verdicts["state"]), [bool(j.review[i]) for i in said]
 
-    s, wrong = played()
+    s, wrong, said = played()
     assert s.missed == 0 and s.false == 0 and wrong == 0, (s.missed, s.false, wrong)
+    assert said == [True], said  # the reading says what it rests on, for a person to confirm
     monkeypatch.setattr(Detector, "_came_unseen", lambda self, cands, *a: cands)
-    s1, wrong1 = played()
+    s1, wrong1, _ = played()
     assert s1.missed > 0 or wrong1 > 0, (s1.missed, wrong1)
 
 

@@ -75,6 +75,7 @@ class Candidate:
     colour_lab: np.ndarray | None = None  # the colour its top shows (white-balanced CIE Lab)
     hidden: bool = False  # not seen: inferred (a disc under a stacked one)
     faint: bool = False   # found as a piece the colour of a shadow (Detector._shadow_coloured)
+    note: str = ""        # what the reading rests on, where a person should know it (the verdict's reason)
     # the outline of the region of change it was posed on, shared by the pieces posed together on it
     # (image px, in order along it; kept where a region held more than one piece)
     region: np.ndarray | None = field(default=None, repr=False)
@@ -274,7 +275,7 @@ class Detector:
             cands = self._came_unseen(cands, frame, [r.bbox for r in regions if not r.reused], ch, previous)
         det = self._to_detections(cands)
         jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
-                    [c.pit_margin for c in cands], self.cfg)
+                    [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands])
         # pieces posed the quick way that lie near a decision boundary get the full fit
         near = [i for i, c in enumerate(cands) if not c.fit.refined and c.fit.points is not None
                 and jud.margin_mm[i] < self.cfg.refine_margin_mm]
@@ -286,7 +287,7 @@ class Detector:
                 cands[i].fit = g
             det = self._to_detections(cands)
             jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
-                        [c.pit_margin for c in cands], self.cfg)
+                        [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands])
         t3 = time.perf_counter()
         return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2}, reused,
                            regions, self._refits_now, ch.small, id(self), cands)
@@ -1519,6 +1520,7 @@ class Detector:
         # vision.track)
         posed_in: dict[int, Fit] = {}
         on_hidden: dict[int, float] = {}  # pit -> by how much its lowest disc seen lies beyond the play
+        notes: dict[int, str] = {}        # pit -> what the reading of a disc on a hidden one rests on
         for j, i in occupied.items():
             f = states[i][3]
             posed_in[j] = f_in = self._refit(f, -float(self.pits[j].depth_mm), 0.0, (f.x, f.y, 0.0))
@@ -1533,6 +1535,7 @@ class Detector:
                 was = self._held_as(cands[i]) or self._lay_as(cands[i])
                 if was is not None and was.state == "stacked" and was.pit == self.pits[j].id:
                     on_hidden[j] = was.pit_margin
+                    notes[j] = was.note
         # discs lying over a pit's disc: how many of them each lies on (a tower's)
         tier = self._tiers(cands, states, occupied, frame)
         out = []
@@ -1542,7 +1545,9 @@ class Detector:
             depth = float(self.pits[j].depth_mm) if j is not None else 0.0
             if st in ("sunk", "over") and occupied.get(j) == i:
                 if j in on_hidden:
-                    out += self._on_hidden(c, j, on_hidden[j])
+                    on, under = self._on_hidden(c, j, on_hidden[j])
+                    on.note = notes.get(j, "")
+                    out += [on, under]
                 else:
                     out.append(Candidate(posed_in[j], c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
             elif st in ("sunk", "over") and j in occupied:
@@ -1722,7 +1727,12 @@ class Detector:
         if float(np.max(np.abs(now - then))) >= ch.threshold:
             return cands
         j = [p.id for p in self.pits].index(cands[i].pit)
-        return cands[:i] + self._on_hidden(cands[i], j, 0.0) + cands[i + 1:]
+        on, under = self._on_hidden(cands[i], j, 0.0)
+        colour = cands[i].fit.shape.color
+        on.note = (f"the shot changed the {colour} disc in {was.pit} and brought no disc seen: one of its colour "
+                   "came right over it (one photo cannot tell them apart: confirm)")
+        under.note = f"hidden under the {colour} disc that came right over it"
+        return cands[:i] + [on, under] + cands[i + 1:]
 
     def _on_hidden(self, c: Candidate, j: int, margin: float) -> list[Candidate]:
         """A disc that lies on a disc hidden in pit ``j``: it posed one disc's height above the

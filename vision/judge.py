@@ -78,11 +78,12 @@ def parallax_doubt_mm(det: Detections, cal: Calibration) -> np.ndarray:
 
 def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pits: list[str | None] | None = None,
           pit_margins: list[float] | None = None, cfg: VisionConfig | None = None,
-          confidences: np.ndarray | None = None) -> Judgement:
+          confidences: np.ndarray | None = None, notes: list[str] | None = None) -> Judgement:
     """Judge detections: outbound, zones touched, pit state, grid space, margins and review flags.
 
     ``states``/``pits`` come from the detector where the elevation told it (in a pit, stacked,
     on another piece, on the table); otherwise the state follows from the geometry here.
+    ``notes``: what the detector says of a piece's reading, added to its reason ("" for none).
     """
     cfg = cfg or VisionConfig()
     n = len(det)
@@ -152,6 +153,8 @@ def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pi
             d = float(shapely.distance(cal.space_geoms[s].boundary, centres[i]))
             margins[i] = min(margins[i], d)
             why.append(f"on {spaces[i]} ({d:.1f} mm from its edge)")
+        if notes is not None and notes[i]:
+            why.append(notes[i])
         reasons[i] = "; ".join(why)
     # nearest untouched zones bound the margin too
     for i, z in near_pairs.T:
