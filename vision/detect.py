@@ -1377,14 +1377,6 @@ class Detector:
         this detector judged (see :meth:`_lay_as`)."""
         return self._lay_as(c) is not None
 
-    def _held_as(self, c: Candidate) -> Candidate | None:
-        """The piece of the last settled frame ``c`` was held as (posed where it lay, see
-        ``_fit_component``'s ``held``: its pose the same to the bit), None."""
-        f = c.fit
-        return next((b for b in self._lay_before if b.fit.shape.kind == f.shape.kind and
-                     b.fit.shape.color == f.shape.color and (b.fit.x, b.fit.y, b.fit.base_mm) == (f.x, f.y, f.base_mm)),
-                    None)
-
     def _lay_as(self, c: Candidate) -> Candidate | None:
         """The piece of ``c``'s kind and colour that lay as ``c`` lies (its centre within
         ``stack_before_mm``, turned by no more than ``stack_before_deg``) in the last settled frame
@@ -1532,7 +1524,8 @@ class Detector:
                 # in play, one that lay on the pit's disc in the last settled frame lies on it still:
                 # the disc that came over them hides the one in the pit (nothing sinks into a pit
                 # under a disc lying in it)
-                was = self._held_as(cands[i]) or self._lay_as(cands[i])
+                # (a disc held where it lay, see _fit_component's held(), is its own nearest: 0 mm)
+                was = self._lay_as(cands[i])
                 if was is not None and was.state == "stacked" and was.pit == self.pits[j].id:
                     on_hidden[j] = was.pit_margin
                     notes[j] = was.note
@@ -1709,13 +1702,13 @@ class Detector:
             return any(b[0] <= x < b[2] and b[1] <= y < b[3] for b in boxes)
 
         at = [i for i, c in enumerate(cands) if c.state == "in_pit" and not c.hidden and in_posed(c)]
-        if len(at) != 1 or any(c.hidden and c.pit == cands[at[0]].pit for c in cands):
+        if len(at) != 1:
             return cands
         i = at[0]
         was = self._lay_as(cands[i])
         if was is None or was.state != "in_pit" or was.pit != cands[i].pit or \
                 any(c.pit == cands[i].pit for k, c in enumerate(cands) if k != i):
-            return cands
+            return cands  # (alone in its pit: no disc seen on it, none inferred under it)
         # its colour then and now, at the change map's scale (the frame before is kept there)
         sc = self.bg.scale
         hulls = [h * sc for h in cands[i].fit.hulls(self.cam)]
