@@ -406,10 +406,9 @@ class Detector:
 
     def _pieces_in(self, frame: np.ndarray, blob, ch) -> list[Candidate]:
         """Pose piece models on one region of change; name each piece's colour from its top face."""
-        h, w = frame.shape[:2]
         box = self._region_box(frame, blob.bbox)
         if blob.plain:
-            return self._plain_piece(frame, box, ch)
+            return self._plain_piece(frame, box, ch) or self._plain_rock(frame, box, ch)
         if blob.shadow_like:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
@@ -436,10 +435,10 @@ class Detector:
             if np.count_nonzero(rest) >= 0.5 * self.min_area_px:
                 ys, xs = np.nonzero(rest)
                 seed = (box[0] + xs.min(), box[1] + ys.min(), box[0] + xs.max() + 1, box[1] + ys.max() + 1)
-                g = int(np.ceil(self._largest_px))
-                big = (max(0, seed[0] - g), max(0, seed[1] - g), min(w, seed[2] + g), min(h, seed[3] + g))
+                big = self._grown(frame, seed)
                 posed = [shapely.Polygon(c.fit.footprint()) for c in out]
-                for c in self._shadow_coloured(frame, big, seed, ch, self._posed_near(out, big)):
+                near = self._posed_near(out, big) | self._others_near(ch, big, seed)
+                for c in self._shadow_coloured(frame, big, seed, ch, near):
                     # not where a piece already stands (two pieces on the board cannot share ground)
                     fp = shapely.Polygon(c.fit.footprint())
                     if all(_overlap(fp, q) < 0.2 for q in posed):
@@ -470,8 +469,35 @@ class Detector:
         posed = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
         for c in cands:
             posed |= silhouette_mask(c.fit.hulls(self.cam), box)
+        return self._with_soft_shadow(posed)
+
+    def _with_soft_shadow(self, mask: np.ndarray) -> np.ndarray:
+        """A mask (uint8, image px) grown by the reach of a soft contact shadow."""
         k = 2 * int(np.ceil(self.cfg.shadow_soft_mm / self.mm_per_px)) + 1
-        return cv2.dilate(posed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+
+    def _grown(self, frame: np.ndarray, box) -> tuple[int, int, int, int]:
+        """A box (image px) grown by the largest piece's size, within the photo."""
+        h, w = frame.shape[:2]
+        g = int(np.ceil(self._largest_px))
+        return max(0, box[0] - g), max(0, box[1] - g), min(w, box[2] + g), min(h, box[3] + g)
+
+    def _others_near(self, ch, box, seed) -> np.ndarray:
+        """The regions of clear change in a box (image px) that do not reach into ``seed`` (a box):
+        other pieces, posed from their own regions; grown by the reach of a soft contact shadow
+        (uint8, box px)."""
+        s = ch.scale
+        x0, y0 = int(box[0] * s), int(box[1] * s)
+        x1, y1 = int(np.ceil(box[2] * s)), int(np.ceil(box[3] * s))
+        n, lab = components(np.ascontiguousarray(ch.mask[y0:y1, x0:x1]))[:2]
+        ours = np.zeros(n, bool)
+        sx0, sy0 = max(0, int(seed[0] * s) - x0), max(0, int(seed[1] * s) - y0)
+        sx1, sy1 = int(np.ceil(seed[2] * s)) - x0, int(np.ceil(seed[3] * s)) - y0
+        ours[np.unique(lab[sy0:sy1, sx0:sx1])] = True
+        ours[0] = True
+        other = (~ours[lab]).astype(np.uint8)
+        return self._with_soft_shadow(cv2.resize(other, (box[2] - box[0], box[3] - box[1]),
+                                                 interpolation=cv2.INTER_NEAREST))
 
     def _shadow_coloured(self, frame: np.ndarray, box, seed, ch, posed: np.ndarray | None = None) -> list[Candidate]:
         """One piece the colour of a shadow in a box (image px), where it changed the picture
@@ -521,6 +547,14 @@ class Detector:
         out = self._pieces_in_mask(frame, d, m.astype(np.uint8), box, ch)
         out = [c for c in out if _fits_well(c) and c.colour_dist <= self.cfg.plain_colour_dist * self._colour_spread()]
         return sorted(out, key=lambda c: c.fit.cost)[:1]
+
+    def _plain_rock(self, frame: np.ndarray, box, ch) -> list[Candidate]:
+        """A region the change map took for plain (no texture of its own at either scale) where no
+        plain piece fits: a piece the colour of a shadow after all (a dark, finely mottled rock,
+        whose texture shows only against the board right around it), looked for a piece's size
+        around the region, apart from the other regions of change (the pieces beside it)."""
+        big = self._grown(frame, box)
+        return self._shadow_coloured(frame, big, box, ch, self._others_near(ch, big, box))
 
     def _placed_by_texture(self, f: Fit, tex: np.ndarray, box, posed: np.ndarray | None = None) -> Fit:
         """A piece known by its own texture (``tex``: the texture residual in a box, image px) rather
