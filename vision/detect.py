@@ -135,6 +135,13 @@ def _weak(c: Candidate) -> bool:
     return c.color_conf < 0.5 or c.fit.rms_px > 1.5 or c.faint
 
 
+def _grown_box(frame: np.ndarray, box, g: int) -> tuple[int, int, int, int]:
+    """A box (x0, y0, x1, y1, image px, x1 and y1 exclusive) grown by ``g`` px each way, clipped to
+    the frame."""
+    h, w = frame.shape[:2]
+    return max(0, box[0] - g), max(0, box[1] - g), min(w, box[2] + g), min(h, box[3] + g)
+
+
 def _overlap(a: shapely.Polygon, b: shapely.Polygon) -> float:
     """The area two footprints share, as a fraction of the smaller one's."""
     return a.intersection(b).area / max(min(a.area, b.area), 1e-9)
@@ -316,10 +323,7 @@ class Detector:
 
     def _region_box(self, frame: np.ndarray, bbox) -> tuple[int, int, int, int]:
         """A region's box grown by the few px the coarse change map's outline may be off (image px)."""
-        h, w = frame.shape[:2]
-        x0, y0, x1, y1 = bbox
-        m = int(np.ceil(max(6.0, 3.0 / self.bg.scale)))
-        return max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
+        return _grown_box(frame, bbox, int(np.ceil(max(6.0, 3.0 / self.bg.scale))))
 
     def _unchanged(self, frame: np.ndarray, bbox, ch, previous: FrameResult | None) -> _Region | None:
         """The previous frame's region at the same place (to the change map's px) where no pixel of
@@ -478,9 +482,7 @@ class Detector:
 
     def _grown(self, frame: np.ndarray, box) -> tuple[int, int, int, int]:
         """A box (image px) grown by the largest piece's size, within the photo."""
-        h, w = frame.shape[:2]
-        g = int(np.ceil(self._largest_px))
-        return max(0, box[0] - g), max(0, box[1] - g), min(w, box[2] + g), min(h, box[3] + g)
+        return _grown_box(frame, box, int(np.ceil(self._largest_px)))
 
     def _others_near(self, ch, box, seed) -> np.ndarray:
         """The regions of clear change in a box (image px) that do not reach into ``seed`` (a box):
@@ -1650,9 +1652,8 @@ class Detector:
     def _hulls_box(frame: np.ndarray, hulls: list[np.ndarray], grow: int) -> tuple[int, int, int, int]:
         """The box (image px, clipped to the frame) of silhouette hulls, grown by ``grow`` px."""
         allp = np.concatenate(hulls)
-        h, w = frame.shape[:2]
-        return (max(0, int(allp[:, 0].min()) - grow), max(0, int(allp[:, 1].min()) - grow),
-                min(w, int(allp[:, 0].max()) + 1 + grow), min(h, int(allp[:, 1].max()) + 1 + grow))
+        return _grown_box(frame, (int(allp[:, 0].min()), int(allp[:, 1].min()),
+                                  int(allp[:, 0].max()) + 1, int(allp[:, 1].max()) + 1), grow)
 
     def _upper(self, frame: np.ndarray, a: Candidate, b: Candidate) -> int | None:
         """Which of two overlapping pieces of different colours lies on the other (0: ``a``, 1:
