@@ -119,6 +119,8 @@ class VisionConfig:
     stack_edge_ratio: float = 1.5          # of two ships lying on one another, the upper one's edge steps
                                            # this many times more than the lower one's where they overlap
     color_confidence_min: float = 0.5
+    photo_colour_min: int = 2              # an unsure piece is named by the colours of this many pieces of
+                                           # its photo named surely (see Detector._named_in_photo)
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended
     motion_threshold: float = 12.0         # grey-level change that counts as motion (on a 640x480 copy)
     motion_min_area_frac: float = 0.0004   # of the frame

@@ -1465,3 +1465,30 @@ def test_in_play_a_towers_discs_lie_in_the_order_they_came(monkeypatch):
     monkeypatch.setattr(Detector, "_tiers", from_the_photo_alone)
     h1 = heights()
     assert h1[0] > h1[1], h1
+
+
+def test_an_unsure_colour_is_named_by_the_photo_s_own_sure_pieces():
+    """Under a lamp that greys every black disc a little, one black disc whose colour lies between the
+    textbook black and white (unsure) is named by the two black discs the photo shows surely, not by
+    the textbook black far below them.  With only one sure black in the photo it keeps its name: one
+    of the two colours learned from the photo and the other not, the light alone would tip it."""
+    from vision.detect import Candidate
+    from vision.fit import Fit
+
+    _, _, _, det = _fixture_table("pitrush")
+    disc = {c: next(s for s in det.shapes[c] if s.kind == "disc") for c in ("black", "white")}
+
+    def cand(colour: str, lab, conf: float, x: float) -> Candidate:
+        c = Candidate(Fit(disc[colour], x, 0.0, 0.0, 0.0, 0.0, 0.3, 1.0, 50), conf)
+        c.colour_lab = np.array(lab, np.float32)
+        return c
+
+    unsure_lab = [62.0, 1.0, 8.0]
+    assert det._namer(["black", "white"]).name_lab(np.array(unsure_lab, np.float32))[0] == "white"
+    for n_black, expected in ((2, "black"), (1, "white")):
+        blacks = [cand("black", [34.0 + k, 0.0, 5.0], 0.8, 40.0 * k) for k in range(n_black)]
+        whites = [cand("white", [96.0 - k, -2.0, 8.0], 0.9, 200.0 + 40.0 * k) for k in range(2)]
+        unsure = cand("white", unsure_lab, 0.1, 300.0)
+        det._named_in_photo(blacks + whites + [unsure])
+        assert unsure.fit.shape.color == expected
+        assert [c.fit.shape.color for c in blacks + whites] == ["black"] * n_black + ["white"] * 2

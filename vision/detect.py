@@ -277,6 +277,7 @@ class Detector:
             cands.extend(found)
         t2 = time.perf_counter()
         cands = self._suppress(cands, frame)
+        self._named_in_photo(cands)
         cands = self._resolve_elevations(cands, frame)
         if ours and len(self.pits):
             cands = self._came_unseen(cands, frame, [r.bbox for r in regions if not r.reused], ch, previous)
@@ -1160,6 +1161,44 @@ class Detector:
         c.colour_dist = float(d[i])
         c.colour_lab = colour_lab
         return c
+
+    def _named_in_photo(self, cands: list[Candidate]) -> None:
+        """Name again, by this photo's own colours, the pieces whose colour was unsure.
+
+        A lamp's glare or a cast the white balance left may put a piece's colour between two
+        prototypes (a black disc under glare as grey as between black and white) while the other
+        pieces of the photo, under the same light, are named surely.  Where at least
+        ``photo_colour_min`` pieces of a kind were named a colour with confidence
+        (``color_confidence_min``), their median colour stands for that colour in this photo; an
+        unsure piece whose two nearest colours both have one is named by those."""
+        sure: dict[tuple[str, str], list[np.ndarray]] = {}
+        for c in cands:
+            if c.colour_lab is not None and not c.hidden and c.color_conf >= self.cfg.color_confidence_min:
+                sure.setdefault((c.fit.shape.kind, c.fit.shape.color), []).append(c.colour_lab)
+        for c in cands:
+            if c.colour_lab is None or c.hidden or c.color_conf >= self.cfg.color_confidence_min:
+                continue
+            kind = c.fit.shape.kind
+            names = self._colours_of(kind)
+            here = {n: np.median(np.array(sure[(kind, n)]), axis=0) for n in names
+                    if len(sure.get((kind, n), ())) >= self.cfg.photo_colour_min}
+            if len(names) < 2:
+                continue
+            namer = self._namer(names)
+            # (only between two colours the photo shows surely: one of them learned here, the other
+            # not, would tip the choice by the light alone)
+            two = [namer.names[k] for k in np.argsort(namer.distances(c.colour_lab))[:2]]
+            if not all(n in here for n in two):
+                continue
+            protos = {n: p for n, p in zip(namer.names, namer.protos)}
+            protos.update(here)
+            name, conf = ColorNamer(list(protos), protos).name_lab(c.colour_lab)
+            if name != c.fit.shape.color:
+                shape = next(s_ for s_ in self.shapes[name] if s_.kind == kind)
+                c.fit.shape = shape.upright() if c.fit.upright else shape
+                c.note = (c.note + "; " if c.note else "") + (
+                    f"named {name} by this photo's {name} pieces (unsure by the calibration's colours)")
+            c.color_conf = conf
 
     def _cards_in(self, frame, score, mask, box, thr) -> list[Candidate]:
         outlines = self._within_frame(outline_points(score, mask, thr, (box[0], box[1])), frame)
