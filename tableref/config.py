@@ -119,6 +119,9 @@ class VisionConfig:
     stack_edge_ratio: float = 1.5          # of two ships lying on one another, the upper one's edge steps
                                            # this many times more than the lower one's where they overlap
     color_confidence_min: float = 0.5
+    came_rim_frac: float = 0.05            # in play, of several discs in pits where a shot changed the picture
+                                           # and brought no disc seen, the one whose rim changed this much got one
+                                           # right over it (see Detector._came_unseen)
     photo_colour_min: int = 2              # an unsure piece is named by the colours of this many pieces of
                                            # its photo named surely (see Detector._named_in_photo)
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended

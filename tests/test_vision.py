@@ -1428,6 +1428,34 @@ def test_in_play_a_disc_that_came_right_over_one_of_its_colour_in_a_pit_hides_it
     assert s1.missed > 0 or wrong1 > 0, (s1.missed, wrong1)
 
 
+@pytest.mark.parametrize("seed", [7061, 7098])
+def test_in_play_the_disc_whose_rim_changed_is_the_one_a_disc_came_right_over(monkeypatch, seed):
+    """PitRush bench tables 7061 and 7098: a disc came right over one of its colour in a pit, and the
+    camera's noise also re-posed regions with other discs alone in their pits, unchanged.  Of the
+    discs in pits where the picture changed, the one whose rim changed is the one a disc came over:
+    it is read stacked on the one hidden under it, every disc found and every state right.  Taking
+    none of them (``came_rim_frac`` past any rim) misses the hidden disc or reads a state wrong."""
+    from dataclasses import replace
+
+    from referee.bench import play_through, scenes_before
+    from simulator.render import render_scene
+
+    scene, photo, cal, det = _bench_scene("pitrush", seed)
+    befores = [render_scene(sc, BoardProfile.builtin("pitrush")).image for sc in scenes_before(scene)]
+
+    def played():
+        tracker, prev = play_through(det, befores)
+        j = tracker.update(det.detect(photo, previous=prev).judgement, float(tracker.updates)).judgement
+        s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
+        return s, sum(t != d for t, d, _ in s.verdicts["state"])
+
+    s, wrong = played()
+    assert s.missed == 0 and s.false == 0 and wrong == 0, (s.missed, s.false, wrong)
+    monkeypatch.setattr(det, "cfg", replace(det.cfg, came_rim_frac=2.0))
+    s1, wrong1 = played()
+    assert s1.missed > 0 or wrong1 > 0, (s1.missed, wrong1)
+
+
 def test_in_play_a_towers_discs_lie_in_the_order_they_came(monkeypatch):
     """PitRush bench table 7073: red came to rest on the white disc in a pit, then blue on red,
     then yellow on blue (at 2, 8 and 14 mm).  Red and blue lie right over one another, and the

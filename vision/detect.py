@@ -1775,24 +1775,45 @@ class Detector:
             x, y = self.cam.project_plane(np.array([[c.fit.x, c.fit.y]]), c.fit.base_mm)[0]
             return any(b[0] <= x < b[2] and b[1] <= y < b[3] for b in boxes)
 
+        sc = self.bg.scale
+
+        def looks_as_it_did(i: int) -> bool:
+            """Alone in its pit (no disc seen on it, none inferred under it), where a disc of its colour
+            lay in that pit, and of the colour it had then (at the change map's scale, where the frame
+            before is kept): not another colour misnamed."""
+            was = self._lay_as(cands[i])
+            if was is None or was.state != "in_pit" or was.pit != cands[i].pit or \
+                    any(c.pit == cands[i].pit for k, c in enumerate(cands) if k != i):
+                return False
+            hulls = [h * sc for h in cands[i].fit.hulls(self.cam)]
+            box = self._hulls_box(ch.small, hulls, 0)
+            m = cv2.erode(silhouette_mask(hulls, box), np.ones((3, 3), np.uint8)) > 0
+            if np.count_nonzero(m) < 6:
+                return False
+            now, then = (im[box[1]:box[3], box[0]:box[2]][m].mean(axis=0) for im in (ch.small, previous._small))
+            return float(np.max(np.abs(now - then))) < ch.threshold
+
+        def rim_changed(i: int) -> float:
+            """The share of the disc's rim (its outline, 2 px either way at the change map's scale)
+            that changed since the frame before: a disc come right over it steps its outline out by
+            its height's parallax and casts its shadow there."""
+            hulls = [h * sc for h in cands[i].fit.hulls(self.cam)]
+            box = self._hulls_box(ch.small, hulls, 3)
+            m = silhouette_mask(hulls, box)
+            k = np.ones((5, 5), np.uint8)
+            rim = (cv2.dilate(m, k) > 0) & ~(cv2.erode(m, k) > 0)
+            d = cv2.absdiff(ch.small[box[1]:box[3], box[0]:box[2]], previous._small[box[1]:box[3], box[0]:box[2]])
+            return float(np.mean(d.max(axis=2)[rim] >= ch.threshold)) if rim.any() else 0.0
+
         at = [i for i, c in enumerate(cands) if c.state == "in_pit" and not c.hidden and in_posed(c)]
-        if len(at) != 1:
+        if len(at) > 1:
+            # several discs in pits where the picture changed (camera noise re-poses regions too):
+            # the one whose rim changed, if only one did
+            at = [i for i in at if rim_changed(i) >= self.cfg.came_rim_frac]
+        if len(at) != 1 or not looks_as_it_did(at[0]):
             return cands
         i = at[0]
         was = self._lay_as(cands[i])
-        if was is None or was.state != "in_pit" or was.pit != cands[i].pit or \
-                any(c.pit == cands[i].pit for k, c in enumerate(cands) if k != i):
-            return cands  # (alone in its pit: no disc seen on it, none inferred under it)
-        # its colour then and now, at the change map's scale (the frame before is kept there)
-        sc = self.bg.scale
-        hulls = [h * sc for h in cands[i].fit.hulls(self.cam)]
-        box = self._hulls_box(ch.small, hulls, 0)
-        m = cv2.erode(silhouette_mask(hulls, box), np.ones((3, 3), np.uint8)) > 0
-        if np.count_nonzero(m) < 6:
-            return cands
-        now, then = (im[box[1]:box[3], box[0]:box[2]][m].mean(axis=0) for im in (ch.small, previous._small))
-        if float(np.max(np.abs(now - then))) >= ch.threshold:
-            return cands
         j = [p.id for p in self.pits].index(cands[i].pit)
         on, under = self._on_hidden(cands[i], j, 0.0)
         colour = cands[i].fit.shape.color
