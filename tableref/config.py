@@ -122,6 +122,10 @@ class VisionConfig:
     came_rim_frac: float = 0.05            # in play, of several discs in pits where a shot changed the picture
                                            # and brought no disc seen, the one whose rim changed this much got one
                                            # right over it (see Detector._came_unseen)
+    size_photo_min: int = 4                # a photo's outlines' inflation is learned from this many pieces of a
+                                           # round footprint at least (see Detector._sized_in_photo) ...
+    size_dev_px: float = 1.0               # ... and a piece whose inflation lies further from it is tried as
+                                           # the other kinds of its colour
     photo_colour_min: int = 2              # an unsure piece is named by the colours of this many pieces of
                                            # its photo named surely (see Detector._named_in_photo)
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended

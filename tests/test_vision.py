@@ -1520,3 +1520,25 @@ def test_an_unsure_colour_is_named_by_the_photo_s_own_sure_pieces():
         det._named_in_photo(blacks + whites + [unsure])
         assert unsure.fit.shape.color == expected
         assert [c.fit.shape.color for c in blacks + whites] == ["black"] * n_black + ["white"] * 2
+
+
+@pytest.mark.parametrize("seed, at, kind", [(7014, (151.0, 0.3), "figure:destroyer"),
+                                            (7083, (-33.9, 165.5), "figure:fighter")])
+def test_a_figure_is_sized_against_the_outlines_of_its_photo(monkeypatch, seed, at, kind):
+    """Galaktico bench tables 7014 and 7083: a yellow destroyer (alone) and a yellow fighter (touching
+    another figure) were read as stations: their outlines, grown by a pixel or two like every
+    outline of the photo, cost less shrunk to a station's silhouette than grown to their own.  Counted
+    from the inflation of the photo's pieces (``Detector._sized_in_photo``), their own kind fits best.
+    Without it, each is read as a station."""
+    scene, photo, cal, det = _bench_scene("galaktico", seed)
+    i = int(np.argmin([np.hypot(p.center_mm[0] - at[0], p.center_mm[1] - at[1]) for p in scene.pieces]))
+    assert scene.pieces[i].kind == kind
+
+    def read_as() -> str:
+        j = det.detect(photo).judgement
+        s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico")
+        return next(str(j.detections.kind[c]) for r, c in s.matched if r == i)
+
+    assert read_as() == kind
+    monkeypatch.setattr(Detector, "_sized_in_photo", lambda self, cands: None)
+    assert read_as() == "figure:station"

@@ -278,6 +278,7 @@ class Detector:
         t2 = time.perf_counter()
         cands = self._suppress(cands, frame)
         self._named_in_photo(cands)
+        self._sized_in_photo(cands)
         cands = self._resolve_elevations(cands, frame)
         if ours and len(self.pits):
             cands = self._came_unseen(cands, frame, [r.bbox for r in regions if not r.reused], ch, previous)
@@ -1199,6 +1200,51 @@ class Detector:
                 c.note = (c.note + "; " if c.note else "") + (
                     f"named {name} by this photo's {name} pieces (unsure by the calibration's colours)")
             c.color_conf = conf
+
+    def _sized_in_photo(self, cands: list[Candidate]) -> None:
+        """Tell apart again, by this photo's own outlines, pieces of one colour that differ only in
+        size (Galaktico's figures: round bases 4 mm apart).
+
+        A pose's inflation (how far the outline lies outside the model's silhouette, px) is the same
+        for every piece of a photo to a pixel or so: blur, the change threshold and soft shadows
+        grow or shrink them all alike.  A kind is chosen by its fit's cost, which counts the
+        inflation from 0; where a photo's outlines are all grown by a pixel or two, the next bigger
+        kind shrunk to the outline costs less than the right one, and one whose outline a shadow
+        or glare grows (or a neighbour's edge cuts) is read a kind bigger (smaller).  So the
+        photo's inflation is learned from its pieces of a round footprint (the median, of at least
+        ``size_photo_min`` of them), and a piece whose inflation lies more than
+        ``size_dev_px`` from it is posed again, on its outline, as every kind of its colour of a
+        round footprint smaller (its outline inside the silhouette) or bigger (outside) than its
+        own, counting the inflation from the photo's: the cheapest is kept."""
+        fam = [c for c in cands if not c.hidden and not c.upright and c.fit.points is not None
+               and (c.fit.shape.round or c.fit.shape.round_footprint)]
+        if len(fam) < self.cfg.size_photo_min:
+            return
+        m = float(np.median([c.fit.inflation_px for c in fam]))
+
+        def cost(f: Fit) -> float:
+            return (f.rms_px + 0.5 * abs(f.inflation_px - m)) * (1.5 - f.inlier_frac)
+
+        for c in fam:
+            f = c.fit
+            if abs(f.inflation_px - m) <= self.cfg.size_dev_px:
+                continue
+            # (an outline lying inside the model's silhouette, against the photo's, is a smaller
+            # piece's; one lying outside it a bigger one's)
+            smaller = f.inflation_px < m
+            others = [s for s in self.shapes.get(f.shape.color, [])
+                      if s.kind != f.shape.kind and (s.round or s.round_footprint)
+                      and (s.radius_mm < f.shape.radius_mm) == smaller and s.radius_mm != f.shape.radius_mm]
+            best, best_cost = f, cost(f)
+            for s in others:
+                g = fit_one(s, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
+                if cost(g) < best_cost:
+                    best, best_cost = g, cost(g)
+            if best is not f:
+                c.note = (c.note + "; " if c.note else "") + (
+                    f"read {best.shape.kind}, not {f.shape.kind}: its outline lies {f.inflation_px - m:+.1f} px "
+                    f"off the {f.shape.kind}'s against this photo's pieces")
+                c.fit = best
 
     def _cards_in(self, frame, score, mask, box, thr) -> list[Candidate]:
         outlines = self._within_frame(outline_points(score, mask, thr, (box[0], box[1])), frame)
