@@ -1176,15 +1176,18 @@ class Detector:
         for c in cands:
             if c.colour_lab is not None and not c.hidden and c.color_conf >= self.cfg.color_confidence_min:
                 sure.setdefault((c.fit.shape.kind, c.fit.shape.color), []).append(c.colour_lab)
+        learned: dict[str, dict[str, np.ndarray]] = {}  # kind -> colour -> the photo's median colour
         for c in cands:
             if c.colour_lab is None or c.hidden or c.color_conf >= self.cfg.color_confidence_min:
                 continue
             kind = c.fit.shape.kind
             names = self._colours_of(kind)
-            here = {n: np.median(np.array(sure[(kind, n)]), axis=0) for n in names
-                    if len(sure.get((kind, n), ())) >= self.cfg.photo_colour_min}
             if len(names) < 2:
                 continue
+            if kind not in learned:
+                learned[kind] = {n: np.median(np.array(sure[(kind, n)]), axis=0) for n in names
+                                 if len(sure.get((kind, n), ())) >= self.cfg.photo_colour_min}
+            here = learned[kind]
             namer = self._namer(names)
             # (only between two colours the photo shows surely: one of them learned here, the other
             # not, would tip the choice by the light alone)
