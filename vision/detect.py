@@ -1224,10 +1224,6 @@ class Detector:
         if len(fam) < self.cfg.size_photo_min:
             return
         m = float(np.median([c.fit.inflation_px for c in fam]))
-
-        def cost(f: Fit) -> float:
-            return (f.rms_px + 0.5 * abs(f.inflation_px - m)) * (1.5 - f.inlier_frac)
-
         for c in fam:
             f = c.fit
             if abs(f.inflation_px - m) <= self.cfg.size_dev_px:
@@ -1238,11 +1234,8 @@ class Detector:
             others = [s for s in self.shapes.get(f.shape.color, [])
                       if s.kind != f.shape.kind and (s.round or s.round_footprint)
                       and (s.radius_mm < f.shape.radius_mm) == smaller and s.radius_mm != f.shape.radius_mm]
-            best, best_cost = f, cost(f)
-            for s in others:
-                g = fit_one(s, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
-                if cost(g) < best_cost:
-                    best, best_cost = g, cost(g)
+            best = min([f] + [fit_one(s, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
+                              for s in others], key=lambda g: g.cost_from(m))
             if best is not f:
                 c.note = (c.note + "; " if c.note else "") + (
                     f"read {best.shape.kind}, not {f.shape.kind}: its outline lies {f.inflation_px - m:+.1f} px "
@@ -1826,21 +1819,22 @@ class Detector:
 
         sc = self.bg.scale
 
-        def looks_as_it_did(i: int) -> bool:
-            """Alone in its pit (no disc seen on it, none inferred under it), where a disc of its colour
-            lay in that pit, and of the colour it had then (at the change map's scale, where the frame
-            before is kept): not another colour misnamed."""
+        def lay_alone_as(i: int) -> Candidate | None:
+            """The disc it lay as, where it lies alone in its pit (no disc seen on it, none inferred
+            under it), a disc of its colour lay in that pit, and it has the colour it had then (at
+            the change map's scale, where the frame before is kept: not another colour misnamed);
+            else None."""
             was = self._lay_as(cands[i])
             if was is None or was.state != "in_pit" or was.pit != cands[i].pit or \
                     any(c.pit == cands[i].pit for k, c in enumerate(cands) if k != i):
-                return False
+                return None
             hulls = [h * sc for h in cands[i].fit.hulls(self.cam)]
             box = self._hulls_box(ch.small, hulls, 0)
             m = cv2.erode(silhouette_mask(hulls, box), np.ones((3, 3), np.uint8)) > 0
             if np.count_nonzero(m) < 6:
-                return False
+                return None
             now, then = (im[box[1]:box[3], box[0]:box[2]][m].mean(axis=0) for im in (ch.small, previous._small))
-            return float(np.max(np.abs(now - then))) < ch.threshold
+            return was if float(np.max(np.abs(now - then))) < ch.threshold else None
 
         def rim_changed(i: int) -> float:
             """The share of the disc's rim (its outline, 2 px either way at the change map's scale)
@@ -1859,10 +1853,10 @@ class Detector:
             # several discs in pits where the picture changed (camera noise re-poses regions too):
             # the one whose rim changed, if only one did
             at = [i for i in at if rim_changed(i) >= self.cfg.came_rim_frac]
-        if len(at) != 1 or not looks_as_it_did(at[0]):
+        was = lay_alone_as(at[0]) if len(at) == 1 else None
+        if was is None:
             return cands
         i = at[0]
-        was = self._lay_as(cands[i])
         j = [p.id for p in self.pits].index(cands[i].pit)
         on, under = self._on_hidden(cands[i], j, 0.0)
         colour = cands[i].fit.shape.color

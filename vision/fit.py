@@ -51,7 +51,12 @@ class Fit:
 
     @property
     def cost(self) -> float:
-        return (self.rms_px + 0.5 * abs(self.inflation_px)) * (1.5 - self.inlier_frac)
+        return self.cost_from(0.0)
+
+    def cost_from(self, inflation_px: float) -> float:
+        """The pose's fit cost, its inflation counted from ``inflation_px`` (0: :attr:`cost`; a
+        photo's own, where its outlines are all grown or shrunk alike)."""
+        return (self.rms_px + 0.5 * abs(self.inflation_px - inflation_px)) * (1.5 - self.inlier_frac)
 
 
 MIN_OUTLINE_POINTS = 12  # an outline (or the part of one that is kept) with fewer says too little to pose on
