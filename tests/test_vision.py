@@ -1373,6 +1373,25 @@ def test_galaktico_figures_are_told_apart_by_size():
     assert total >= 20 and right / total >= 0.9, f"{right}/{total} kinds right"
 
 
+def _pitrush_in_play(seed: int):
+    """A PitRush bench scene judged as the live referee judges it: the scene (truth) and a function
+    that plays the photos before each shot that laid a disc on another through a fresh tracker, then
+    judges the photo, and returns the judgement and its score (each call from the start, so a test
+    may change the detector between calls)."""
+    from referee.bench import play_through, scenes_before
+    from simulator.render import render_scene
+
+    scene, photo, cal, det = _bench_scene("pitrush", seed)
+    befores = [render_scene(sc, BoardProfile.builtin("pitrush")).image for sc in scenes_before(scene)]
+
+    def played():
+        tracker, prev = play_through(det, befores)
+        j = tracker.update(det.detect(photo, previous=prev).judgement, float(tracker.updates)).judgement
+        return j, score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
+
+    return scene, det, played
+
+
 def test_in_play_a_tower_that_stood_there_is_held_whole_and_the_newcomer_posed_on_it(monkeypatch):
     """PitRush bench table 7073: discs came to rest one after another on discs in pits, towers of
     three and four.  Judged as the live referee judges it (the photos before each of those shots,
@@ -1380,22 +1399,12 @@ def test_in_play_a_tower_that_stood_there_is_held_whole_and_the_newcomer_posed_o
     all together, and the disc that came is posed on the part of the outline they do not explain:
     every disc found, every centre within 2 mm.  Where only one of those that lay at a region is
     held (the others left to the outline), a disc is missed or posed more than 3 mm off."""
-    from referee.bench import play_through, scenes_before
-    from simulator.render import render_scene
-
-    scene, photo, cal, det = _bench_scene("pitrush", 7073)
-    befores = [render_scene(sc, BoardProfile.builtin("pitrush")).image for sc in scenes_before(scene)]
-
-    def played():
-        tracker, prev = play_through(det, befores)
-        j = tracker.update(det.detect(photo, previous=prev).judgement, float(tracker.updates)).judgement
-        return score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
-
-    s = played()
+    _, _, played = _pitrush_in_play(7073)
+    s = played()[1]
     assert s.missed == 0 and s.false == 0 and max(s.center_err_mm) < 2.0, (s.missed, max(s.center_err_mm))
     held_at_most_one = Detector._lay_before_in
     monkeypatch.setattr(Detector, "_lay_before_in", lambda self, comp, box: held_at_most_one(self, comp, box)[-1:])
-    s1 = played()
+    s1 = played()[1]
     assert s1.missed > 0 or max(s1.center_err_mm) > 3.0, (s1.missed, max(s1.center_err_mm))
 
 
@@ -1407,16 +1416,10 @@ def test_in_play_a_disc_that_came_right_over_one_of_its_colour_in_a_pit_hides_it
     seen: the one seen lies on the one that lay in the pit, which is hidden — every disc found,
     every state right.  Without that reading (``_came_unseen`` taking nothing) the disc in the pit
     is missed or a state is wrong."""
-    from referee.bench import play_through, scenes_before
-    from simulator.render import render_scene
-
-    scene, photo, cal, det = _bench_scene("pitrush", seed)
-    befores = [render_scene(sc, BoardProfile.builtin("pitrush")).image for sc in scenes_before(scene)]
+    _, _, play = _pitrush_in_play(seed)
 
     def played():
-        tracker, prev = play_through(det, befores)
-        j = tracker.update(det.detect(photo, previous=prev).judgement, float(tracker.updates)).judgement
-        s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
+        j, s = play()
         said = [i for i, r in enumerate(j.reasons) if "came right over it" in r]
         return s, sum(t != d for t, d, _ in s.verdicts["state"]), [bool(j.review[i]) for i in said]
 
@@ -1437,16 +1440,10 @@ def test_in_play_the_disc_whose_rim_changed_is_the_one_a_disc_came_right_over(mo
     none of them (``came_rim_frac`` past any rim) misses the hidden disc or reads a state wrong."""
     from dataclasses import replace
 
-    from referee.bench import play_through, scenes_before
-    from simulator.render import render_scene
-
-    scene, photo, cal, det = _bench_scene("pitrush", seed)
-    befores = [render_scene(sc, BoardProfile.builtin("pitrush")).image for sc in scenes_before(scene)]
+    _, det, play = _pitrush_in_play(seed)
 
     def played():
-        tracker, prev = play_through(det, befores)
-        j = tracker.update(det.detect(photo, previous=prev).judgement, float(tracker.updates)).judgement
-        s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
+        s = play()[1]
         return s, sum(t != d for t, d, _ in s.verdicts["state"])
 
     s, wrong = played()
@@ -1462,16 +1459,10 @@ def test_in_play_a_towers_discs_lie_in_the_order_they_came(monkeypatch):
     photo's cues of which is on top are weak there; in play, the one that lay there before the
     shot is under the one that came: red at 2 mm and blue at 8.  Read from the photo alone (the
     frame before not consulted for the order), they are the wrong way round."""
-    from referee.bench import play_through, scenes_before
-    from simulator.render import render_scene
-
-    scene, photo, cal, det = _bench_scene("pitrush", 7073)
-    befores = [render_scene(sc, BoardProfile.builtin("pitrush")).image for sc in scenes_before(scene)]
+    scene, _, played = _pitrush_in_play(7073)
 
     def heights():
-        tracker, prev = play_through(det, befores)
-        j = tracker.update(det.detect(photo, previous=prev).judgement, float(tracker.updates)).judgement
-        s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
+        j, s = played()
         base = {r: float(j.detections.base_mm[c]) for r, c in s.matched}
         return base[red], base[blue]
 
