@@ -91,6 +91,10 @@ class VisionConfig:
                                            # this many times the largest piece's area (a piece with its
                                            # shadow) is looked at as a piece as dark as a shadow
     plain_colour_dist: float = 15.0        # ... and kept as one only this close to a piece colour (Lab)
+    kind_colour_dist: float = 40.0         # a region is tried as a kind of piece only this close to one of
+                                           # its colours (Lab, on the scale of the colours' spread), or
+                                           # within half that of the nearest kind's; a piece found by its
+                                           # texture beside another is kept only as close
     join_gap_mm: float = 6.0               # a piece across a line of its own colour this wide (a silver beam
                                            # over the gap between two tiles) shows as two regions of change
     pit_play_tol_mm: float = 1.0           # a disc posed in a pit further than this beyond its play from

@@ -196,7 +196,10 @@ class Detector:
                              plain_max_px=0.0 if self.cards else
                              self.cfg.plain_max_area * self._biggest_mm2 / self.mm_per_px ** 2,
                              plain_min_r_px=0.0 if self.cards else
-                             0.5 * (self.cfg.shadow_reach * tallest + self.cfg.shadow_soft_mm) / self.mm_per_px)
+                             0.5 * (self.cfg.shadow_reach * tallest + self.cfg.shadow_soft_mm) / self.mm_per_px,
+                             # (where pieces may lie on one another, a dark part beside a piece may
+                             # be a piece on or under it, posed from that piece's region)
+                             by_pieces=not self.cards and not self.profile.data.pieces_stack)
         self.pits = calibration.data.pits
         self.pit_c = calibration.pit_centers
         self.pit_r = calibration.pit_radii
@@ -415,6 +418,13 @@ class Detector:
         box = self._region_box(frame, blob.bbox)
         if blob.plain:
             return self._plain_piece(frame, box, ch) or self._plain_rock(frame, box, ch)
+        if blob.by_piece:
+            # apart from the pieces beside it (posed from their own regions) and their shadows; kept
+            # only where its outline lies on the model's all round and its colour is its kind's (the
+            # print in a piece's shadow may show a texture that no piece explains)
+            lim = self.cfg.kind_colour_dist * self._colour_spread()
+            return [c for c in self._shadow_coloured(frame, box, box, ch, self._others_near(ch, box, None))
+                    if _fits_well(c) and c.colour_dist <= lim]
         if blob.shadow_like:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
@@ -487,19 +497,22 @@ class Detector:
         return _grown_box(frame, box, int(np.ceil(self._largest_px)))
 
     def _others_near(self, ch, box, seed) -> np.ndarray:
-        """The regions of clear change in a box (image px) that do not reach into ``seed`` (a box):
-        other pieces, posed from their own regions; grown by the reach of a soft contact shadow
-        (uint8, box px)."""
+        """The regions of clear change in a box (image px) that do not reach into ``seed`` (a box;
+        None: all of them): other pieces, posed from their own regions; grown by the reach of a soft
+        contact shadow (uint8, box px)."""
         s = ch.scale
         x0, y0 = int(box[0] * s), int(box[1] * s)
         x1, y1 = int(np.ceil(box[2] * s)), int(np.ceil(box[3] * s))
-        n, lab = components(np.ascontiguousarray(ch.mask[y0:y1, x0:x1]))[:2]
-        ours = np.zeros(n, bool)
-        sx0, sy0 = max(0, int(seed[0] * s) - x0), max(0, int(seed[1] * s) - y0)
-        sx1, sy1 = int(np.ceil(seed[2] * s)) - x0, int(np.ceil(seed[3] * s)) - y0
-        ours[np.unique(lab[sy0:sy1, sx0:sx1])] = True
-        ours[0] = True
-        other = (~ours[lab]).astype(np.uint8)
+        if seed is None:
+            other = np.ascontiguousarray(ch.mask[y0:y1, x0:x1])
+        else:
+            n, lab = components(np.ascontiguousarray(ch.mask[y0:y1, x0:x1]))[:2]
+            ours = np.zeros(n, bool)
+            sx0, sy0 = max(0, int(seed[0] * s) - x0), max(0, int(seed[1] * s) - y0)
+            sx1, sy1 = int(np.ceil(seed[2] * s)) - x0, int(np.ceil(seed[3] * s)) - y0
+            ours[np.unique(lab[sy0:sy1, sx0:sx1])] = True
+            ours[0] = True
+            other = (~ours[lab]).astype(np.uint8)
         return self._with_soft_shadow(cv2.resize(other, (box[2] - box[0], box[3] - box[1]),
                                                  interpolation=cv2.INTER_NEAREST))
 
@@ -531,6 +544,8 @@ class Detector:
             # edge (none posed there, or none well: pulled into the shadow), where its colour
             # balance or texture stops showing does
             out += self._pieces_in_mask(frame, np.maximum(plain, tex), region, box, ch, keep)
+        if not out:
+            out = self._above_own_shadow(frame, d, region, box, ch)
         # the piece is the one on the seed (the region may run on into a piece beside it, posed too)
         sx0, sy0, sx1, sy1 = seed[0] - box[0], seed[1] - box[1], seed[2] - box[0], seed[3] - box[1]
         on_seed = [c for c in out if silhouette_mask(c.fit.hulls(self.cam), box)[sy0:sy1, sx0:sx1].any()]
@@ -539,6 +554,27 @@ class Detector:
             c.fit = self._placed_by_texture(c.fit, tex, box, posed)
             c.faint = True
         return out
+
+    def _above_own_shadow(self, frame: np.ndarray, d: np.ndarray, region: np.ndarray, box, ch) -> list[Candidate]:
+        """A piece the colour of a shadow, faintly textured, that no outline was found for: where it
+        shows (``region``, box px) lies inside its own soft shadow, so neither the change (``d``,
+        shadow and all) nor its texture crosses the threshold at its edge.  The piece darkens the
+        picture more than its shadow does: its outline is taken where the change crosses the level
+        halfway between the two (their medians: inside ``region``, and where the change shows
+        beyond it)."""
+        thr = ch.threshold
+        shade = (d > thr) & (cv2.dilate(region, np.ones((5, 5), np.uint8)) == 0)
+        if np.count_nonzero(region) < 0.5 * self.min_area_px or np.count_nonzero(shade) < 0.5 * self.min_area_px:
+            return []
+        level = float(median(d[region > 0]) + median(d[shade])) / 2
+        if level <= thr:
+            return []
+        above = (d > level).astype(np.uint8)
+        n, lab = components(above)[:2]
+        ours = np.zeros(n, bool)
+        ours[np.unique(lab[region > 0])] = True
+        ours[0] = False
+        return self._pieces_in_mask(frame, d, ours[lab].astype(np.uint8), box, replace(ch, threshold=level))
 
     def _plain_piece(self, frame: np.ndarray, box, ch) -> list[Candidate]:
         """One piece as plain and dark as a shadow (a black disc) in a box (image px), where no shadow
@@ -717,7 +753,7 @@ class Detector:
         # fits); how well a colour fits is judged against the best fit (a light unlike the
         # calibration's pales every colour alike), on the scale of the colours' spread
         k = self._colour_spread()
-        near = max(40.0 * k, min(o[3] for o in options) + 20.0 * k)
+        near = max(self.cfg.kind_colour_dist * k, min(o[3] for o in options) + 0.5 * self.cfg.kind_colour_dist * k)
         # ... and a region of clear hue all over is not a grey piece's, however far the colours of the
         # kinds that have one (a red scout under a warm lamp is far from the textbook red, and the
         # grey rock's distance grows only with the chroma beyond a grey's).  All over: a metal

@@ -29,6 +29,9 @@ class Blob:
     plain: bool = False              # shadow-like where no piece's shadow can be, piece-sized, but with
                                      # no texture of its own: a piece as plain and dark as a shadow (a
                                      # black disc), or the shadow of a piece that did not show
+    by_piece: bool = False           # shadow-like, textured, next to a clear change and no wider than a
+                                     # shadow: a piece the colour of a shadow beside another piece, in
+                                     # one region with that piece's shadow
 
 
 @dataclass
@@ -138,7 +141,8 @@ class Background:
 
     def __init__(self, reference_bgr: np.ndarray, scale: float = 0.5, board_mask: np.ndarray | None = None,
                  shadow_px: float = 0.0, smooth_px: float = 0.0, textured_frac: float = 0.0,
-                 texture_contrast: float = 3.0, plain_max_px: float = 0.0, plain_min_r_px: float = 0.0):
+                 texture_contrast: float = 3.0, plain_max_px: float = 0.0, plain_min_r_px: float = 0.0,
+                 by_pieces: bool = False):
         """``shadow_px``: the widest a piece's shadow can be (image px; 0: any width).  ``smooth_px``:
         a shadow darkens the board by much the same ratio over this distance (image px), and a
         shadow-like region of its own (apart from the other changes) of which ``textured_frac`` is
@@ -146,7 +150,9 @@ class Background:
         where also ``texture_contrast`` times as much of it as of the board around it is.  One
         without such texture is reported as ``plain`` when its area is at most ``plain_max_px``
         (image px; 0: never).  One next to other changes is looked at so only where a disc of radius
-        ``plain_min_r_px`` (image px; 0: never) fits in it: wider than a piece's shadow can be."""
+        ``plain_min_r_px`` (image px; 0: never) fits in it: wider than a piece's shadow can be; or,
+        with ``by_pieces`` (where pieces stand one per place), where it is textured: a piece the
+        colour of a shadow beside another, reported ``by_piece``."""
         self.full = reference_bgr
         self.scale = scale
         self.shadow_px = shadow_px
@@ -155,6 +161,7 @@ class Background:
         self.texture_contrast = texture_contrast
         self.plain_max_px = plain_max_px
         self.plain_min_r_px = plain_min_r_px
+        self.by_pieces = by_pieces
         h, w = reference_bgr.shape[:2]
         self.size_small = (max(1, round(w * scale)), max(1, round(h * scale)))
         self.small = self._prep(reference_bgr)
@@ -298,15 +305,22 @@ class Background:
             if area * inv * inv < min_area_px:
                 continue
             comp = lab[y:y + bh, x:x + bw] == i
-            if near[y:y + bh, x:x + bw][comp].any() and not (
-                    self.plain_min_r_px > 0 and cv2.distanceTransform(
-                        np.pad(comp.view(np.uint8), 1), cv2.DIST_L2, 3).max() * inv >= self.plain_min_r_px):
-                continue  # by a piece, and no wider than its shadow can be
+            by_piece = near[y:y + bh, x:x + bw][comp].any() and not (
+                self.plain_min_r_px > 0 and cv2.distanceTransform(
+                    np.pad(comp.view(np.uint8), 1), cv2.DIST_L2, 3).max() * inv >= self.plain_min_r_px)
+            if by_piece and not self.by_pieces:
+                continue  # by a piece, and no wider than its shadow can be: its shadow
             sigma = max(0.5, self.smooth_px * self.scale)
             e = self.texture_residual(small[y:y + bh, x:x + bw], self.small[y:y + bh, x:x + bw], gains, sigma)
             # away from its edge, where a crisp shadow's ratio steps faster than the smoothing follows
             inner = cv2.erode(comp.astype(np.uint8), smoothing_disc(sigma)) > 0
-            if np.mean(e[inner if inner.any() else comp] > thr) < self.textured_frac and (
+            textured = np.mean(e[inner if inner.any() else comp] > thr) >= self.textured_frac
+            if by_piece:
+                # by a piece, and no wider than its shadow can be: its shadow, unless textured
+                if textured:
+                    out.append(self._blob(stats[i], shade.shape, shadow_like=True, by_piece=True))
+                continue
+            if not textured and (
                     frame_bgr is None or not self._textured_full(frame_bgr, comp, (x, y), gains, thr)):
                 # no texture of its own: a shadow, or a piece as plain as one (a black disc) where
                 # no shadow of a piece on the board can be
@@ -343,13 +357,15 @@ class Background:
         own = float(np.mean(tex[inner] > thr))
         return own >= self.textured_frac and own >= self.texture_contrast * float(np.mean(tex[band] > thr))
 
-    def _blob(self, stat: np.ndarray, shape: tuple[int, int], shadow_like: bool = False, plain: bool = False) -> Blob:
+    def _blob(self, stat: np.ndarray, shape: tuple[int, int], shadow_like: bool = False, plain: bool = False,
+              by_piece: bool = False) -> Blob:
         """A region of change from its connected-component stats at working scale."""
         x, y, bw, bh, area = (int(v) for v in stat[:5])
         h, w = shape
         inv = 1.0 / self.scale
         return Blob((int(x * inv), int(y * inv), int(np.ceil((x + bw) * inv)), int(np.ceil((y + bh) * inv))),
-                    float(area * inv * inv), x == 0 or y == 0 or x + bw >= w or y + bh >= h, shadow_like, plain)
+                    float(area * inv * inv), x == 0 or y == 0 or x + bw >= w or y + bh >= h,
+                    shadow_like, plain, by_piece)
 
     @staticmethod
     def texture_residual(frame: np.ndarray, ref: np.ndarray, gains: np.ndarray, sigma_px: float) -> np.ndarray:
