@@ -269,12 +269,14 @@ class Detector:
         self._lay_before = [c for c in previous._cands if not c.hidden and c.state != "on_piece"] if ours else []
         self._hidden_before = [c for c in previous._cands if c.hidden] if ours else []
         self._refits_now = {}
-        for blob in ch.blobs:
+        # (a region beside other pieces last: it is looked in apart from the pieces posed there)
+        for blob in sorted(ch.blobs, key=lambda b: b.by_piece):
             if self._is_hand(frame, blob):
                 hand = True
                 continue
             old = self._unchanged(frame, blob.bbox, ch, previous)
-            found = [copy(c) for c in old.cands] if old is not None else self._pieces_in(frame, blob, ch)
+            found = [copy(c) for c in old.cands] if old is not None else \
+                self._by_piece(frame, blob, ch, cands) if blob.by_piece else self._pieces_in(frame, blob, ch)
             reused += old is not None
             regions.append(_Region(blob.bbox, [copy(c) for c in found], old is not None))
             cands.extend(found)
@@ -418,13 +420,6 @@ class Detector:
         box = self._region_box(frame, blob.bbox)
         if blob.plain:
             return self._plain_piece(frame, box, ch) or self._plain_rock(frame, box, ch)
-        if blob.by_piece:
-            # apart from the pieces beside it (posed from their own regions) and their shadows; kept
-            # only where its outline lies on the model's all round and its colour is its kind's (the
-            # print in a piece's shadow may show a texture that no piece explains)
-            lim = self.cfg.kind_colour_dist * self._colour_spread()
-            return [c for c in self._shadow_coloured(frame, box, box, ch, self._others_near(ch, box, None))
-                    if _fits_well(c) and c.colour_dist <= lim]
         if blob.shadow_like:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
@@ -460,6 +455,17 @@ class Detector:
                     if all(_overlap(fp, q) < 0.2 for q in posed):
                         out.append(c)
         return out
+
+    def _by_piece(self, frame: np.ndarray, blob, ch, posed: list[Candidate]) -> list[Candidate]:
+        """One piece the colour of a shadow in a textured shadow-like region beside other pieces
+        (``blob.by_piece``), looked for apart from the pieces ``posed`` on the other regions and
+        their soft shadows (a rock's part that changed clearly may have joined the region of the
+        figure beside it).  Kept only where its outline lies on the model's all round and its colour
+        is its kind's: the print in a piece's shadow may show a texture that no piece explains."""
+        box = self._region_box(frame, blob.bbox)
+        lim = self.cfg.kind_colour_dist * self._colour_spread()
+        return [c for c in self._shadow_coloured(frame, box, box, ch, self._posed_near(posed, box))
+                if _fits_well(c) and c.colour_dist <= lim]
 
     def _joined(self, frame: np.ndarray, score: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
         """A region read as several pieces, one of them poorly, may be one piece across a line of
@@ -497,22 +503,19 @@ class Detector:
         return _grown_box(frame, box, int(np.ceil(self._largest_px)))
 
     def _others_near(self, ch, box, seed) -> np.ndarray:
-        """The regions of clear change in a box (image px) that do not reach into ``seed`` (a box;
-        None: all of them): other pieces, posed from their own regions; grown by the reach of a soft
-        contact shadow (uint8, box px)."""
+        """The regions of clear change in a box (image px) that do not reach into ``seed`` (a box):
+        other pieces, posed from their own regions; grown by the reach of a soft contact shadow
+        (uint8, box px)."""
         s = ch.scale
         x0, y0 = int(box[0] * s), int(box[1] * s)
         x1, y1 = int(np.ceil(box[2] * s)), int(np.ceil(box[3] * s))
-        if seed is None:
-            other = np.ascontiguousarray(ch.mask[y0:y1, x0:x1])
-        else:
-            n, lab = components(np.ascontiguousarray(ch.mask[y0:y1, x0:x1]))[:2]
-            ours = np.zeros(n, bool)
-            sx0, sy0 = max(0, int(seed[0] * s) - x0), max(0, int(seed[1] * s) - y0)
-            sx1, sy1 = int(np.ceil(seed[2] * s)) - x0, int(np.ceil(seed[3] * s)) - y0
-            ours[np.unique(lab[sy0:sy1, sx0:sx1])] = True
-            ours[0] = True
-            other = (~ours[lab]).astype(np.uint8)
+        n, lab = components(np.ascontiguousarray(ch.mask[y0:y1, x0:x1]))[:2]
+        ours = np.zeros(n, bool)
+        sx0, sy0 = max(0, int(seed[0] * s) - x0), max(0, int(seed[1] * s) - y0)
+        sx1, sy1 = int(np.ceil(seed[2] * s)) - x0, int(np.ceil(seed[3] * s)) - y0
+        ours[np.unique(lab[sy0:sy1, sx0:sx1])] = True
+        ours[0] = True
+        other = (~ours[lab]).astype(np.uint8)
         return self._with_soft_shadow(cv2.resize(other, (box[2] - box[0], box[3] - box[1]),
                                                  interpolation=cv2.INTER_NEAREST))
 
