@@ -548,6 +548,7 @@ class Detector:
             # balance or texture stops showing does
             out += self._pieces_in_mask(frame, np.maximum(plain, tex), region, box, ch, keep)
         if not out:
+            # no outline at all: a faint piece inside its own soft shadow
             out = self._above_own_shadow(frame, d, region, box, ch)
         # the piece is the one on the seed (the region may run on into a piece beside it, posed too)
         sx0, sy0, sx1, sy1 = seed[0] - box[0], seed[1] - box[1], seed[2] - box[0], seed[3] - box[1]
