@@ -1138,14 +1138,13 @@ def _missed_rocks(scene, photo, cal, det) -> tuple[set, int]:
     return set(rocks) & set(s.missed_ids), s.false
 
 
-@pytest.mark.parametrize("seed", [7097, 7149])
-def test_a_grey_rock_beside_a_figure_in_one_region_with_its_shadow_is_found(seed, monkeypatch):
-    """Bench scenes 7097 and 7149 of Galaktico: a grey meteor a few mm from a figure lies in one
+def test_a_grey_rock_beside_a_figure_in_one_region_with_its_shadow_is_found(monkeypatch):
+    """Bench scene 7149 of Galaktico (7097 is alike): a grey meteor a few mm from a figure lies in one
     shadow-like region with the figure's shadow, and that region was taken for the shadow: the
     rock was missed.  Its texture makes it a region to look in, once the other regions are posed,
     apart from the pieces posed there and their soft shadows; the rock is found, posed well, and
     nothing else is.  Without looking there, it is missed."""
-    scene, photo, cal, det = _bench_scene("galaktico", seed)
+    scene, photo, cal, det = _bench_scene("galaktico", 7149)
     assert _missed_rocks(scene, photo, cal, det) == (set(), 0)
     monkeypatch.setattr(Detector, "_by_piece", lambda self, *a: [])
     assert _missed_rocks(scene, photo, cal, det)[0]
