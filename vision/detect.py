@@ -135,6 +135,16 @@ def _weak(c: Candidate) -> bool:
     return c.color_conf < 0.5 or c.fit.rms_px > 1.5 or c.faint
 
 
+def _touching(mask: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """The connected regions of ``mask`` (uint8, set where non-zero) that reach into ``seed``
+    (bool, the same shape), as a uint8 0/1 mask."""
+    n, lab = components(mask)[:2]
+    keep = np.zeros(n, bool)
+    keep[np.unique(lab[seed])] = True
+    keep[0] = False
+    return keep[lab].astype(np.uint8)
+
+
 def _grown_box(frame: np.ndarray, box, g: int) -> tuple[int, int, int, int]:
     """A box (x0, y0, x1, y1, image px, x1 and y1 exclusive) grown by ``g`` px each way, clipped to
     the frame."""
@@ -573,12 +583,8 @@ class Detector:
         level = float(median(d[region > 0]) + median(d[shade])) / 2
         if level <= thr:
             return []
-        above = (d > level).astype(np.uint8)
-        n, lab = components(above)[:2]
-        ours = np.zeros(n, bool)
-        ours[np.unique(lab[region > 0])] = True
-        ours[0] = False
-        return self._pieces_in_mask(frame, d, ours[lab].astype(np.uint8), box, replace(ch, threshold=level))
+        return self._pieces_in_mask(frame, d, _touching((d > level).astype(np.uint8), region > 0), box,
+                                    replace(ch, threshold=level))
 
     def _plain_piece(self, frame: np.ndarray, box, ch) -> list[Candidate]:
         """One piece as plain and dark as a shadow (a black disc) in a box (image px), where no shadow
@@ -714,13 +720,7 @@ class Detector:
         """Foreground of a region (uint8): the pixels above the threshold, grown into the pixels
         above ``change_weak_frac`` of it that touch them (a grey piece on a grey board differs from
         it only in places; its weaker parts are kept when they hang together with the strong)."""
-        strong = score > thr
-        weak = (score > self.cfg.change_weak_frac * thr).astype(np.uint8)
-        n, lab = components(weak)[:2]
-        keep = np.zeros(n, bool)
-        keep[np.unique(lab[strong])] = True
-        keep[0] = False
-        return keep[lab].astype(np.uint8)
+        return _touching((score > self.cfg.change_weak_frac * thr).astype(np.uint8), score > thr)
 
     def _shape_options(self) -> list[tuple[PieceShape, bool]]:
         """Every distinct piece geometry of the game (colour aside), beams also standing."""
