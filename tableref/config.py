@@ -131,7 +131,11 @@ class VisionConfig:
     size_dev_px: float = 1.0               # ... and a piece whose inflation lies further from it is tried as
                                            # the other kinds of its colour
     photo_colour_min: int = 2              # an unsure piece is named by the colours of this many pieces of
-                                           # its photo named surely (see Detector._named_in_photo)
+                                           # its photo named surely (see Detector._named_in_photo); a photo
+                                           # teaches a colour from this many pieces (see Detector.detect)
+    photo_colour_shift: float = 10.0       # where the calibration learned no colours, the photos judged teach
+                                           # them: where one lies this far (CIE Lab) from its textbook colour,
+                                           # the regions of pieces named unsurely are judged again by them
     settle_seconds: float = 0.8            # nothing moves this long -> the shot has ended
     motion_threshold: float = 12.0         # grey-level change that counts as motion (on a 640x480 copy)
     motion_min_area_frac: float = 0.0004   # of the frame

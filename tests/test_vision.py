@@ -781,6 +781,36 @@ def test_a_figure_paled_by_the_light_is_still_tried_as_a_figure():
     assert stations and not set(stations) & set(s.missed_ids)
 
 
+def test_a_red_figure_the_light_turned_pale_is_named_by_the_photos_own_red_not_a_grey_meteor():
+    """Bench scene 7014 of Galaktico, calibrated from its empty photo (no colours learned): under its
+    light two red cruisers look pale magenta (CIE Lab ~(55, 35, 6)), nearer by textbook colours to
+    the grey meteor's than to red, and were read as meteors.  The photo's other red figures show
+    what red looks like on this table: the detector learns the colours from the photo and judges
+    again the regions of the pieces it named unsurely, and both are red cruisers.  Judged once by
+    the textbook colours, they are meteors."""
+    from tableref.config import VisionConfig
+    from vision.colors import textbook_lab
+
+    scene, photo, cal, det = _bench_scene("galaktico", 7014)
+    cruisers = [i for i, p in enumerate(scene.pieces) if p.kind == "figure:cruiser" and p.color == "red"]
+    assert len(cruisers) == 2
+
+    def read_as(d: Detector) -> list:
+        jud = d.detect(photo).judgement
+        got = dict(score_scene(jud, scene.pieces, scene.camera(), cal.camera, "galaktico").matched)
+        return [(jud.detections.kind[got[i]], jud.detections.color[got[i]]) if i in got else None for i in cruisers]
+
+    assert read_as(det) == [("figure:cruiser", "red")] * 2
+    assert np.linalg.norm(np.subtract(det.photo_colours["red"], textbook_lab("red"))) > det.cfg.photo_colour_shift
+    once = Detector(cal, det.profile, det.bg.full, VisionConfig(photo_colour_shift=np.inf))
+    assert read_as(once) == [("meteor", "grey")] * 2
+    # colours learned at calibration ('tableref calibrate pieces') are the ones used: the photos
+    # teach nothing more
+    cal.data.appearance["colors"] = dict(det.photo_colours)
+    taught = Detector(cal, det.profile, det.bg.full)
+    assert read_as(taught) == [("figure:cruiser", "red")] * 2 and taught.photo_colours == {}
+
+
 def test_a_grey_rock_whose_texture_only_full_resolution_shows_is_found(monkeypatch):
     """Grey meteors on the grey board under heavy camera noise (scene 7046 of the bench) change the
     picture like shadows; their speckled texture, blurred away at the change map's working scale,

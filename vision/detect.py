@@ -41,7 +41,7 @@ from calibration.model import Calibration, union
 from calibration.profile import BoardProfile
 from tableref.config import VisionConfig
 
-from .colors import MAX_GREY_CHROMA, PROTOTYPES_RGB, ColorNamer, achromatic
+from .colors import MAX_GREY_CHROMA, PROTOTYPES_RGB, ColorNamer, achromatic, textbook_lab
 from .detections import Detections
 from .fit import (
     MIN_OUTLINE_POINTS,
@@ -57,7 +57,7 @@ from .fit import (
     ring_normals,
     split_points,
 )
-from .foreground import Background, channel_max, components, fill_holes, median, smoothing_disc
+from .foreground import Background, ChangeMap, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
 from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
@@ -89,6 +89,7 @@ class _Region:
     bbox: tuple[int, int, int, int]
     cands: list[Candidate]
     reused: bool = False  # taken over from the frame before (unchanged), not posed again
+    by_photo_colours: bool = False  # posed by the colours the photos taught (see Detector.detect)
 
 
 @dataclass
@@ -103,6 +104,7 @@ class FrameResult:
     _small: np.ndarray | None = field(default=None, repr=False)  # the frame at the change map's scale
     _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
     _cands: list[Candidate] = field(default_factory=list, repr=False)  # the pieces, in the judgement's order
+    _changes: ChangeMap | None = field(default=None, repr=False)  # the frame's change map
 
 
 def _fits_well(c: Candidate) -> bool:
@@ -220,6 +222,10 @@ class Detector:
         self._hidden_before: list[Candidate] = []  # ... and those it inferred hidden
         self._card_back_blurred = (None if self.card_back is None else
                                    cv2.GaussianBlur(self.card_back, (0, 0), self.cfg.card_face_blur_mm))
+        # the pieces' colours (CIE Lab by name) as the photos judged so far show them, where the
+        # calibration learned none, and whether they name the pieces now (see detect())
+        self.photo_colours: dict[str, list[float]] = {}
+        self._by_photo_colours = False
 
     # ---------------------------------------------------------------------------------- helpers
     @cached_property
@@ -262,18 +268,74 @@ class Detector:
         """Find and judge the pieces of a frame.  ``previous``: this detector's result for an earlier
         frame of the same table (the last settled one): the pieces of every region of change that
         is where it was and looks as it did are taken over, not posed again (after a shot, only
-        what the shot moved is)."""
+        what the shot moved is).
+
+        Where the calibration learned no colours ('tableref calibrate pieces'), the photos judged
+        teach them: textbook colours cannot tell a red figure that a warm lamp turned pale magenta
+        from a grey meteor, while the photo's other red figures show what red looks like on this
+        table.  The pieces found are clustered by colour as a "show the pieces" photo's are
+        (:func:`vision.colors.learn_colours`), and a colour learned from ``photo_colour_min`` pieces
+        at least is kept.  Where a colour comes out more than
+        ``photo_colour_shift`` from its textbook one, the regions with a piece whose
+        colour was unsure, or is unsure or another by the colours learned, are judged again by
+        them; the others keep their pieces.  The photo's colours judge those regions only: a reading
+        chosen by its fit and its colours together is balanced for the textbook colours' distances
+        (nearer learned colours made a shadowed ship's edge a second ship under it)."""
+        res = self._detect_once(frame, previous)
+        if (self.cal.data.appearance or {}).get("colors"):
+            return res
+        from .colors import learn_colours
+
+        # (a colour from ``photo_colour_min`` pieces at least: one pale yellow figure read as a grey
+        # rock would teach a yellowish grey)
+        sure = self.cfg.color_confidence_min
+        learned, counts = learn_colours(*self.piece_colours(frame, res))
+        self.photo_colours = {**self.photo_colours,
+                              **{n: v for n, v in learned.items() if counts[n] >= self.cfg.photo_colour_min}}
+        if max((float(np.linalg.norm(np.subtract(v, textbook_lab(n)))) for n, v in self.photo_colours.items()),
+               default=0.0) <= self.cfg.photo_colour_shift:
+            return res
+        self._by_photo_colours = True
+        try:
+            unsure = []
+            for c in res._cands:
+                if c.colour_lab is None or c.hidden:
+                    continue
+                name, conf, _ = self._naming(c.fit.shape.kind, c.colour_lab)
+                if c.color_conf < sure or conf < sure or name != c.fit.shape.color:
+                    unsure.append(c)
+            if not unsure:
+                return res
+            at = np.array([self.cam.project_plane(np.array([[c.fit.x, c.fit.y]]), c.fit.base_mm)[0] for c in unsure])
+            # (not a region posed so already, taken over from the frame before)
+            again = [r for r in res._regions if not r.by_photo_colours and np.any(
+                (at[:, 0] >= r.bbox[0]) & (at[:, 0] <= r.bbox[2]) & (at[:, 1] >= r.bbox[1]) & (at[:, 1] <= r.bbox[3]))]
+            if not again:
+                return res
+            first = res.timings
+            redo = {id(r) for r in again}
+            res = self._detect_once(frame, previous, (replace(res, _regions=[r for r in res._regions
+                                                                     if id(r) not in redo]), res._changes))
+            res.timings = {**res.timings, "colours": sum(first.values())}
+            return res
+        finally:
+            self._by_photo_colours = False
+
+    def _detect_once(self, frame: np.ndarray, previous: FrameResult | None,
+                     kept: tuple[FrameResult, ChangeMap] | None = None) -> FrameResult:
+        """One pass of :meth:`detect` by the colours known now.  ``kept``: this frame judged before,
+        with the regions whose pieces stand (the others are posed again), and its change map."""
         import time
 
         t0 = time.perf_counter()
-        ch = self.bg.changes(frame, min_area_px=self.min_area_px, close_px=self._close_px)
+        ch = self.bg.changes(frame, min_area_px=self.min_area_px, close_px=self._close_px) if kept is None else kept[1]
         t1 = time.perf_counter()
         cands: list[Candidate] = []
         regions: list[_Region] = []
         hand = False
         reused = 0
         ours = previous is not None and previous._by == id(self)  # (judged by this detector)
-        self._refits_before = previous._refits if ours else {}
+        self._refits_before = {**(previous._refits if ours else {}), **(kept[0]._refits if kept is not None else {})}
         # the pieces this detector found on the table before (the last settled frame): one that lay
         # there still lies under any that came to rest on it
         self._lay_before = [c for c in previous._cands if not c.hidden and c.state != "on_piece"] if ours else []
@@ -284,11 +346,14 @@ class Detector:
             if self._is_hand(frame, blob):
                 hand = True
                 continue
-            old = self._unchanged(frame, blob.bbox, ch, previous)
+            old = self._unchanged(frame, blob.bbox, ch, previous if kept is None else kept[0])
             found = [copy(c) for c in old.cands] if old is not None else \
                 self._by_piece(frame, blob, ch, cands) if blob.by_piece else self._pieces_in(frame, blob, ch)
-            reused += old is not None
-            regions.append(_Region(blob.bbox, [copy(c) for c in found], old is not None))
+            # (a region kept from this frame's first judgement was taken over if it was then)
+            over = old is not None and (kept is None or old.reused)
+            reused += over
+            regions.append(_Region(blob.bbox, [copy(c) for c in found], over,
+                                   old.by_photo_colours if old is not None else self._by_photo_colours))
             cands.extend(found)
         t2 = time.perf_counter()
         cands = self._suppress(cands, frame)
@@ -314,7 +379,7 @@ class Detector:
                         [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands])
         t3 = time.perf_counter()
         return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2}, reused,
-                           regions, self._refits_now, ch.small, id(self), cands)
+                           regions, self._refits_now, ch.small, id(self), cands, ch)
 
     def piece_colours(self, frame: np.ndarray, result: FrameResult) -> tuple[np.ndarray, list[list[str]]]:
         """What ``vision.colors.learn_colours`` learns from: each piece of ``result`` (this detector's
@@ -1159,11 +1224,11 @@ class Detector:
 
     def _colour_spread(self) -> float:
         """How close the game's piece colours lie to one another on this table, against the textbook
-        colours (1 without colours learned at calibration; 0.5 where the two nearest learned ones
+        colours (1 without colours learned; 0.5 where the two nearest learned ones
         lie half as far apart as the two nearest textbook ones: a lamp that turned red towards
         magenta and grey towards blue).  Colour tolerances are on that scale."""
         names = [n for n in self.shapes if n in PROTOTYPES_RGB]
-        if len(names) < 2 or not (self.cal.data.appearance or {}).get("colors"):
+        if len(names) < 2 or not self._learned_colours():
             return 1.0
 
         def nearest_two(namer: ColorNamer) -> float:
@@ -1180,28 +1245,38 @@ class Detector:
         """The colours the profile's pieces of ``kind`` come in."""
         return [c for c, ss in self.shapes.items() if any(s.kind == kind for s in ss)]
 
+    def _learned_colours(self) -> dict[str, list[float]]:
+        """The pieces' colours learned at calibration ('tableref calibrate pieces') where there are
+        some, else, while it judges again the regions it named unsurely, those the photos judged
+        so far showed (see :meth:`detect`); maybe none."""
+        return (self.cal.data.appearance or {}).get("colors") or (self.photo_colours if self._by_photo_colours else {})
+
     def _namer(self, names: list[str]) -> ColorNamer:
-        """Names among ``names``, by the colours learned at calibration where there are some
-        ('tableref calibrate pieces'), else by textbook ones."""
-        return ColorNamer(names, (self.cal.data.appearance or {}).get("colors"))
+        """Names among ``names``, by the colours learned (see :meth:`_learned_colours`), else by
+        textbook ones."""
+        return ColorNamer(names, self._learned_colours())
 
     def _named(self, frame: np.ndarray, f: Fit, comp: np.ndarray, box) -> Candidate:
         """Name a posed piece's colour from the pixels of its silhouette."""
         m = silhouette_mask(f.hulls(self.cam), box) & comp
         colour_lab = self._lab_of(frame, m if m.sum() >= 6 else comp, box)
-        choices = self._colours_of(f.shape.kind)
-        namer = self._namer(choices)
-        d = namer.distances(colour_lab)
-        i = int(np.argmin(d))
-        name = namer.names[i]
-        second = np.partition(d, 1)[1] if len(d) > 1 else d[i] + 50.0
-        conf = float(np.clip((second - d[i]) / (second + 1e-6), 0, 1)) if len(d) > 1 else float(np.clip(1 - d[i] / 60, 0, 1))
+        name, conf, dist = self._naming(f.shape.kind, colour_lab)
         spec_shape = next(s for s in self.shapes[name] if s.kind == f.shape.kind)
         f.shape = spec_shape.upright() if f.upright else spec_shape
         c = Candidate(f, conf, upright=f.upright)
-        c.colour_dist = float(d[i])
+        c.colour_dist = dist
         c.colour_lab = colour_lab
         return c
+
+    def _naming(self, kind: str, lab: np.ndarray) -> tuple[str, float, float]:
+        """A colour (CIE Lab) named among those a kind of piece comes in: the name, how sure (0..1:
+        how much nearer than the next name; for a kind of one colour, how near it) and how far."""
+        namer = self._namer(self._colours_of(kind))
+        d = namer.distances(lab)
+        i = int(np.argmin(d))
+        second = np.partition(d, 1)[1] if len(d) > 1 else d[i] + 50.0
+        conf = float(np.clip((second - d[i]) / (second + 1e-6), 0, 1)) if len(d) > 1 else float(np.clip(1 - d[i] / 60, 0, 1))
+        return namer.names[i], conf, float(d[i])
 
     def _named_in_photo(self, cands: list[Candidate]) -> None:
         """Name again, by this photo's own colours, the pieces whose colour was unsure.
