@@ -286,9 +286,9 @@ class Detector:
             return res
         from .colors import learn_colours
 
+        sure = self.cfg.color_confidence_min
         # (a colour from ``photo_colour_min`` pieces at least: one pale yellow figure read as a grey
         # rock would teach a yellowish grey)
-        sure = self.cfg.color_confidence_min
         learned, counts = learn_colours(*self.piece_colours(frame, res))
         self.photo_colours = {**self.photo_colours,
                               **{n: v for n, v in learned.items() if counts[n] >= self.cfg.photo_colour_min}}
@@ -314,28 +314,28 @@ class Detector:
                 return res
             first = res.timings
             redo = {id(r) for r in again}
-            res = self._detect_once(frame, previous, (replace(res, _regions=[r for r in res._regions
-                                                                     if id(r) not in redo]), res._changes))
+            kept = replace(res, _regions=[r for r in res._regions if id(r) not in redo])
+            res = self._detect_once(frame, previous, kept)
             res.timings = {**res.timings, "colours": sum(first.values())}
             return res
         finally:
             self._by_photo_colours = False
 
     def _detect_once(self, frame: np.ndarray, previous: FrameResult | None,
-                     kept: tuple[FrameResult, ChangeMap] | None = None) -> FrameResult:
+                     kept: FrameResult | None = None) -> FrameResult:
         """One pass of :meth:`detect` by the colours known now.  ``kept``: this frame judged before,
-        with the regions whose pieces stand (the others are posed again), and its change map."""
+        with the regions whose pieces stand (the others are posed again; its change map is used)."""
         import time
 
         t0 = time.perf_counter()
-        ch = self.bg.changes(frame, min_area_px=self.min_area_px, close_px=self._close_px) if kept is None else kept[1]
+        ch = self.bg.changes(frame, min_area_px=self.min_area_px, close_px=self._close_px) if kept is None else kept._changes
         t1 = time.perf_counter()
         cands: list[Candidate] = []
         regions: list[_Region] = []
         hand = False
         reused = 0
         ours = previous is not None and previous._by == id(self)  # (judged by this detector)
-        self._refits_before = {**(previous._refits if ours else {}), **(kept[0]._refits if kept is not None else {})}
+        self._refits_before = {**(previous._refits if ours else {}), **(kept._refits if kept is not None else {})}
         # the pieces this detector found on the table before (the last settled frame): one that lay
         # there still lies under any that came to rest on it
         self._lay_before = [c for c in previous._cands if not c.hidden and c.state != "on_piece"] if ours else []
@@ -346,7 +346,7 @@ class Detector:
             if self._is_hand(frame, blob):
                 hand = True
                 continue
-            old = self._unchanged(frame, blob.bbox, ch, previous if kept is None else kept[0])
+            old = self._unchanged(frame, blob.bbox, ch, previous if kept is None else kept)
             found = [copy(c) for c in old.cands] if old is not None else \
                 self._by_piece(frame, blob, ch, cands) if blob.by_piece else self._pieces_in(frame, blob, ch)
             # (a region kept from this frame's first judgement was taken over if it was then)
