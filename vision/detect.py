@@ -105,6 +105,8 @@ class FrameResult:
     _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
     _cands: list[Candidate] = field(default_factory=list, repr=False)  # the pieces, in the judgement's order
     _changes: ChangeMap | None = field(default=None, repr=False)  # the frame's change map
+    # the colours its pieces show, by pose (see Detector._piece_colours)
+    _shown: dict = field(default_factory=dict, repr=False)
 
 
 def _fits_well(c: Candidate) -> bool:
@@ -276,9 +278,10 @@ class Detector:
         table.  The pieces found are clustered by colour as a "show the pieces" photo's are
         (:func:`vision.colors.learn_colours`), and a colour learned from ``photo_colour_min`` pieces
         at least is kept.  Where a colour comes out more than
-        ``photo_colour_shift`` from its textbook one, the regions with a piece whose
-        colour was unsure, or is unsure or another by the colours learned, are judged again by
-        them; the others keep their pieces.  The photo's colours judge those regions only: a reading
+        ``photo_colour_shift`` from its textbook one, the regions with a piece those colours
+        name otherwise are judged again by them; the others keep their pieces, and a piece whose
+        colour was or is unsure takes how sure they are of its name.  The photo's colours judge
+        those regions only: a reading
         chosen by its fit and its colours together is balanced for the textbook colours' distances
         (nearer learned colours made a shadowed ship's edge a second ship under it)."""
         res = self._detect_once(frame, previous)
@@ -286,10 +289,11 @@ class Detector:
             return res
         from .colors import learn_colours
 
-        sure = self.cfg.color_confidence_min
         # (a colour from ``photo_colour_min`` pieces at least: one pale yellow figure read as a grey
         # rock would teach a yellowish grey)
-        learned, counts = learn_colours(*self.piece_colours(frame, res))
+        ours = previous is not None and previous._by == id(self)
+        labs, choices, res._shown = self._piece_colours(frame, res, previous._shown if ours else {})
+        learned, counts = learn_colours(labs, choices)
         self.photo_colours = {**self.photo_colours,
                               **{n: v for n, v in learned.items() if counts[n] >= self.cfg.photo_colour_min}}
         if max((float(np.linalg.norm(np.subtract(v, textbook_lab(n)))) for n, v in self.photo_colours.items()),
@@ -297,29 +301,63 @@ class Detector:
             return res
         self._by_photo_colours = True
         try:
-            unsure = []
-            for c in res._cands:
-                if c.colour_lab is None or c.hidden:
-                    continue
-                name, conf, _ = self._naming(c.fit.shape.kind, c.colour_lab)
-                if c.color_conf < sure or conf < sure or name != c.fit.shape.color:
-                    unsure.append(c)
-            if not unsure:
-                return res
-            at = np.array([self.cam.project_plane(np.array([[c.fit.x, c.fit.y]]), c.fit.base_mm)[0] for c in unsure])
+            again_at, _ = self._renamed_by_photo(res)
             # (not a region posed so already, taken over from the frame before)
-            again = [r for r in res._regions if not r.by_photo_colours and np.any(
-                (at[:, 0] >= r.bbox[0]) & (at[:, 0] <= r.bbox[2]) & (at[:, 1] >= r.bbox[1]) & (at[:, 1] <= r.bbox[3]))]
-            if not again:
-                return res
-            first = res.timings
-            redo = {id(r) for r in again}
-            kept = replace(res, _regions=[r for r in res._regions if id(r) not in redo])
-            res = self._detect_once(frame, previous, kept)
-            res.timings = {**res.timings, "colours": sum(first.values())}
-            return res
+            again = [] if not again_at else self._regions_of(res, again_at, lambda r: not r.by_photo_colours)
+            if again:
+                first = res.timings
+                redo = {id(r) for r in again}
+                kept = replace(res, _regions=[r for r in res._regions if id(r) not in redo])
+                shown = res._shown
+                res = self._detect_once(frame, previous, kept)
+                res.timings = {**res.timings, "colours": sum(first.values())}
+                res._shown = shown
+            return self._surer(res, self._renamed_by_photo(res)[1])
         finally:
             self._by_photo_colours = False
+
+    def _renamed_by_photo(self, res: FrameResult) -> tuple[list[Candidate], dict[int, float]]:
+        """Of the pieces of ``res`` whose colour was unsure, or is unsure or another by the colours
+        the photos taught: those to be posed again, which these colours name otherwise (another
+        colour of its kind, or nearest a colour its kind does not come in: a red figure read as a
+        grey meteor), and how sure these colours are of the others' names (by id)."""
+        sure = self.cfg.color_confidence_min
+        every = self._namer(list(self.shapes))
+        again, surer = [], {}
+        for c in res._cands:
+            if c.colour_lab is None or c.hidden:
+                continue
+            name, conf, _ = self._naming(c.fit.shape.kind, c.colour_lab)
+            if not (c.color_conf < sure or conf < sure or name != c.fit.shape.color):
+                continue
+            nearest = every.names[int(np.argmin(every.distances(c.colour_lab)))]
+            if name != c.fit.shape.color or nearest not in self._colours_of(c.fit.shape.kind):
+                again.append(c)
+            else:
+                surer[id(c)] = conf
+        return again, surer
+
+    def _regions_of(self, res: FrameResult, cands: list[Candidate], which) -> list[_Region]:
+        """The regions of ``res`` (those ``which`` takes) in whose box one of ``cands`` lies."""
+        at = np.array([self.cam.project_plane(np.array([[c.fit.x, c.fit.y]]), c.fit.base_mm)[0] for c in cands])
+        return [r for r in res._regions if which(r) and np.any(
+            (at[:, 0] >= r.bbox[0]) & (at[:, 0] <= r.bbox[2]) & (at[:, 1] >= r.bbox[1]) & (at[:, 1] <= r.bbox[3]))]
+
+    def _surer(self, res: FrameResult, conf: dict[int, float]) -> FrameResult:
+        """``res`` judged again (not posed again) with the colour confidence of each piece in
+        ``conf`` (by id) set to its value there: how sure the colours the photos taught are of the
+        name it keeps."""
+        cands = [c for c in res._cands if id(c) in conf]
+        if not cands:
+            return res
+        for c in cands:
+            c.color_conf = conf[id(c)]
+        return replace(res, judgement=self._judged(res._cands))
+
+    def _judged(self, cands: list[Candidate]) -> Judgement:
+        """The judgement of a frame's pieces."""
+        return judge(self._to_detections(cands), self.cal, [c.state for c in cands], [c.pit for c in cands],
+                     [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands])
 
     def _detect_once(self, frame: np.ndarray, previous: FrameResult | None,
                      kept: FrameResult | None = None) -> FrameResult:
@@ -362,9 +400,7 @@ class Detector:
         cands = self._resolve_elevations(cands, frame)
         if ours and len(self.pits):
             cands = self._came_unseen(cands, frame, [r.bbox for r in regions if not r.reused], ch, previous)
-        det = self._to_detections(cands)
-        jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
-                    [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands])
+        jud = self._judged(cands)
         # pieces posed the quick way that lie near a decision boundary get the full fit
         near = [i for i, c in enumerate(cands) if not c.fit.refined and c.fit.points is not None
                 and jud.margin_mm[i] < self.cfg.refine_margin_mm]
@@ -374,9 +410,7 @@ class Detector:
                 g = self._refit(f, f.base_mm, f.clip_below, (f.x, f.y, f.heading))
                 g.upright = f.upright
                 cands[i].fit = g
-            det = self._to_detections(cands)
-            jud = judge(det, self.cal, [c.state for c in cands], [c.pit for c in cands],
-                        [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands])
+            jud = self._judged(cands)
         t3 = time.perf_counter()
         return FrameResult(jud, hand, len(ch.blobs), {"changes": t1 - t0, "fit": t2 - t1, "judge": t3 - t2}, reused,
                            regions, self._refits_now, ch.small, id(self), cands, ch)
@@ -385,23 +419,48 @@ class Detector:
         """What ``vision.colors.learn_colours`` learns from: each piece of ``result`` (this detector's
         judgement of ``frame``) that shows, in the colour the photo shows it (white-balanced CIE Lab,
         from where no other piece covers it; (n, 3)), and the colours its kind comes in."""
+        labs, choices, _ = self._piece_colours(frame, result, {})
+        return labs, choices
+
+    @staticmethod
+    def _pose_key(c: Candidate) -> tuple:
+        """A posed piece's kind, colour and pose (table mm, degrees)."""
+        f = c.fit
+        return f.shape.kind, f.shape.color, f.x, f.y, f.heading, f.base_mm
+
+    def _piece_colours(self, frame: np.ndarray, result: FrameResult,
+                       known: dict) -> tuple[np.ndarray, list[list[str]], dict]:
+        """:meth:`piece_colours`, and the colours found by piece (by its pose and those of the pieces
+        reaching near it).  ``known``: those of the frame before, where its pieces were taken over:
+        a piece that lies as it lay, among pieces that lie as they lay, shows what it showed (its
+        region did not change)."""
         cands = result._cands
         hulls = [c.fit.hulls(self.cam) for c in cands]
-        labs, choices = [], []
+        # (each piece's extent, image px: only the pieces reaching into one's box can cover it)
+        ext = np.array([[*np.min(np.concatenate(h), 0), *np.max(np.concatenate(h), 0)] if len(h)
+                        else [np.inf, np.inf, -np.inf, -np.inf] for h in hulls]).reshape(-1, 4)
+        labs, choices, shown = [], [], {}
         for i, c in enumerate(cands):
             if c.hidden or not len(hulls[i]):
                 continue
             box = self._hulls_box(frame, hulls[i], 1)
             if box[2] - box[0] < 3 or box[3] - box[1] < 3:
                 continue
-            masks = [silhouette_mask(h, box) if len(h) else np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
-                     for h in hulls]
-            # (off its outline: blur mixes the board in there)
-            own = cv2.erode(self._uncovered(masks[i], masks, i).astype(np.uint8), np.ones((3, 3), np.uint8))
-            if np.count_nonzero(own) >= 6:
-                labs.append(self._lab_of(frame, own, box))
+            near = (ext[:, 0] < box[2]) & (ext[:, 2] >= box[0]) & (ext[:, 1] < box[3]) & (ext[:, 3] >= box[1])
+            key = (self._pose_key(c), *(self._pose_key(cands[k]) for k in np.flatnonzero(near) if k != i))
+            if key in known:
+                lab = known[key]
+            else:
+                none = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
+                masks = [silhouette_mask(h, box) if near[k] else none for k, h in enumerate(hulls)]
+                # (off its outline: blur mixes the board in there)
+                own = cv2.erode(self._uncovered(masks[i], masks, i).astype(np.uint8), np.ones((3, 3), np.uint8))
+                lab = self._lab_of(frame, own, box) if np.count_nonzero(own) >= 6 else None
+            shown[key] = lab
+            if lab is not None:
+                labs.append(lab)
                 choices.append(self._colours_of(c.fit.shape.kind))
-        return np.array(labs, np.float32).reshape(-1, 3), choices
+        return np.array(labs, np.float32).reshape(-1, 3), choices, shown
 
     def _region_box(self, frame: np.ndarray, bbox) -> tuple[int, int, int, int]:
         """A region's box grown by the few px the coarse change map's outline may be off (image px)."""
