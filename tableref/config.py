@@ -62,6 +62,8 @@ class VisionConfig:
     review_margin_mm: float = 1.5          # verdicts closer than this go to a person
     card_back_ncc: float = 0.45            # a card whose top correlates this well with the card back lies face down
     card_face_blur_mm: float = 1.5         # ... both blurred this much first
+    card_spill_frac: float = 0.05          # a reading of cards laying this share of their area outside their
+                                           # region's outline (where the photo shows the mat) costs twice as much
     card_register_px_per_mm: float = 2.0   # a face-down card is aligned to its back's print at this scale
     card_register_margin_mm: float = 8.0   # ... within this much of where its outline put it
     card_register_max_turn_deg: float = 10.0  # ... and of the heading it gave

@@ -1447,6 +1447,25 @@ def test_a_card_running_out_of_the_photo_is_posed_on_its_own_edges(seed):
     assert s.false == 0
 
 
+@pytest.mark.parametrize("seed", [7026, 7126])
+def test_cards_are_not_read_where_the_photo_shows_the_mat(seed):
+    """Two bench scenes of ASF where a region's outline was read as more cards than it holds, laid
+    where the photo shows the mat.  7126: one face-up card whose outline runs ragged a few px
+    outside it; two cards crosswise (overhanging it by ~12 mm on both sides) fitted that outline
+    better.  7026: a face-up card beside a face-down one turned across it, one region, read as
+    three cards: the face-up one as two turned across it, sticking out of it.  A reading costs more by the share of
+    its cards lying outside the outline: each card is found and nothing false.  Read by the fit
+    alone, the face-up card is missed and a false one read."""
+    from tableref.config import VisionConfig
+
+    scene, photo, cal, det = _bench_scene("asfccg", seed)
+    s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "asfccg")
+    assert s.missed_ids == [] and s.false == 0
+    by_fit = Detector(cal, det.profile, det.bg.full, VisionConfig(card_spill_frac=np.inf))
+    s = score_scene(by_fit.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "asfccg")
+    assert len(s.missed_ids) == 1 and s.false == 1
+
+
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
     from types import SimpleNamespace
 

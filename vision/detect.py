@@ -1443,7 +1443,10 @@ class Detector:
         or overlapping make one region), the reading with one card fewer kept when it fits better;
         none on an outline smaller than a card can show, nor where the outline is not a card's.
         Several cards start from a split of the region's area (k-means in table mm): the outline
-        alone does not say where one card ends and the next begins."""
+        alone does not say where one card ends and the next begins.  A reading costs more by the
+        share of its cards' area that lies outside the outline (``card_spill_frac``): more cards
+        fit a ragged outline better, laid where the photo shows the mat (one card read as two
+        crosswise, overhanging it on both sides)."""
         xy = self.cam.backproject(pts, 0.0).mean(axis=0)
         # (the hull: an outline's points run with gaps where no edge was found)
         hull = cv2.convexHull(pts.astype(np.float32))
@@ -1457,6 +1460,10 @@ class Detector:
         step = max(1, int(round(0.2 * self._card_gap_px)))  # ~50 samples across a card
         ys, xs = np.nonzero(region[::step, ::step])
         area_mm = self.cam.backproject(np.column_stack([xs, ys]) * step + np.asarray(box[:2], float), 0.0)
+        # the outline's region, grown by as much as blur shifts an outline (box px)
+        r = int(np.ceil(2 * self.cfg.fit_blur_px)) + 1
+        inside = cv2.dilate(cv2.fillPoly(np.zeros_like(region), [np.round(pts - box[:2]).astype(np.int32)], 1),
+                            np.ones((2 * r + 1, 2 * r + 1), np.uint8))
         best = None
         for k in sorted({max(1, int(round(ratio)) - 1), max(2, int(round(ratio)))}):
             if k == 1:
@@ -1464,7 +1471,12 @@ class Detector:
             else:
                 fits = fit_many([shape] * k, self.cam, pts, [0.0] * k, [None] * k,
                                 inits=self._area_starts(shape, area_mm, k))
-            cost = self._reading_cost(fits, k)
+            # (cards where the photo shows the mat: a reading that lays them there costs more)
+            laid = np.zeros_like(region)
+            for f in fits:
+                laid |= silhouette_mask(f.hulls(self.cam), box)
+            spill = np.count_nonzero(laid & (1 - inside)) / max(np.count_nonzero(laid), 1)
+            cost = self._reading_cost(fits, k) * (1 + spill / self.cfg.card_spill_frac)
             if best is None or cost < best[0]:
                 best = (cost, fits)
         return self._card_like(best[1])
