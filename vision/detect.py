@@ -301,7 +301,7 @@ class Detector:
             return res
         self._by_photo_colours = True
         try:
-            again_at, _ = self._renamed_by_photo(res)
+            again_at, surer = self._renamed_by_photo(res)
             # (not a region posed so already, taken over from the frame before)
             again = [] if not again_at else self._regions_of(res, again_at, lambda r: not r.by_photo_colours)
             if again:
@@ -312,7 +312,8 @@ class Detector:
                 res = self._detect_once(frame, previous, kept)
                 res.timings = {**res.timings, "colours": sum(first.values())}
                 res._shown = shown
-            return self._surer(res, self._renamed_by_photo(res)[1])
+                surer = self._renamed_by_photo(res)[1]
+            return self._surer(res, surer)
         finally:
             self._by_photo_colours = False
 
