@@ -1453,9 +1453,9 @@ def test_cards_are_not_read_where_the_photo_shows_the_mat(seed):
     where the photo shows the mat.  7126: one face-up card whose outline runs ragged a few px
     outside it; two cards crosswise (overhanging it by ~12 mm on both sides) fitted that outline
     better.  7026: a face-up card beside a face-down one turned across it, one region, read as
-    three cards: the face-up one as two turned across it, sticking out of it.  A reading costs more by the share of
-    its cards lying outside the outline: each card is found and nothing false.  Read by the fit
-    alone, the face-up card is missed and a false one read."""
+    three cards: the face-up one as two turned across it, sticking out of it.  A reading costs
+    more by the share of its cards lying outside the outline: each card is found and nothing
+    false.  Read by the fit alone, the face-up card is missed and a false one read."""
     from tableref.config import VisionConfig
 
     scene, photo, cal, det = _bench_scene("asfccg", seed)

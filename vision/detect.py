@@ -289,11 +289,11 @@ class Detector:
             return res
         from .colors import learn_colours
 
-        # (a colour from ``photo_colour_min`` pieces at least: one pale yellow figure read as a grey
-        # rock would teach a yellowish grey)
         ours = previous is not None and previous._by == id(self)
         labs, choices, res._shown = self._piece_colours(frame, res, previous._shown if ours else {})
         learned, counts = learn_colours(labs, choices)
+        # (a colour from ``photo_colour_min`` pieces at least: one pale yellow figure read as a grey
+        # rock would teach a yellowish grey)
         self.photo_colours = {**self.photo_colours,
                               **{n: v for n, v in learned.items() if counts[n] >= self.cfg.photo_colour_min}}
         if max((float(np.linalg.norm(np.subtract(v, textbook_lab(n)))) for n, v in self.photo_colours.items()),
