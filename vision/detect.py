@@ -281,9 +281,9 @@ class Detector:
         ``photo_colour_shift`` from its textbook one, the regions with a piece those colours
         name otherwise are judged again by them; the others keep their pieces, and a piece whose
         colour was or is unsure takes how sure they are of its name.  The photo's colours judge
-        those regions only: a reading
-        chosen by its fit and its colours together is balanced for the textbook colours' distances
-        (nearer learned colours made a shadowed ship's edge a second ship under it)."""
+        those regions only: a reading chosen by its fit and its colours together is balanced for
+        the textbook colours' distances (nearer learned colours made a shadowed ship's edge a
+        second ship under it)."""
         res = self._detect_once(frame, previous)
         if (self.cal.data.appearance or {}).get("colors"):
             return res
