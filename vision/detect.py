@@ -734,16 +734,30 @@ class Detector:
     def _placed_by_texture(self, f: Fit, tex: np.ndarray, box, posed: np.ndarray | None = None) -> Fit:
         """A piece known by its own texture (``tex``: the texture residual in a box, image px) rather
         than by an outline — a grey rock whose outline runs into its soft shadow — placed where its
-        silhouette covers the most texture: each pixel of the smoothed texture votes for the piece
-        or for the board by where it lies between their levels (the medians inside its posed
-        silhouette and in a band around it), and the silhouette is moved, by half its size at
-        most, to where the votes it covers sum highest (a matched filter; to a fraction of a px by a
-        parabola through the peak).  Where other pieces are posed (``posed``, box px) counts as
-        board.  The heading and height are kept.  A piece narrower than the texture's smoothing
-        reaches is left as posed: its colour there is not told from its texture."""
+        silhouette covers the most texture (:meth:`_placed_by_votes`)."""
+        return self._placed_by_votes(f, tex, box, posed)
+
+    def _placed_by_change(self, f: Fit, score: np.ndarray, box, posed: np.ndarray | None = None) -> Fit:
+        """A piece much like the board (a grey rock on the grey print) whose outline does not lie on
+        its model all round — the change shows only in patches, and the outline found runs into
+        the rock along the edges of its mottling — placed where its silhouette covers the most
+        change (``score``: the change score in a box, image px; :meth:`_placed_by_votes`): the
+        region it changed says where it is better than a ragged outline does."""
+        return self._placed_by_votes(f, score, box, posed)
+
+    def _placed_by_votes(self, f: Fit, level: np.ndarray, box, posed: np.ndarray | None = None) -> Fit:
+        """A posed piece moved to where its silhouette covers the most of what tells it from the
+        board (``level``: a texture residual or change score in a box, image px): each pixel of the
+        smoothed level votes for the piece or for the board by where it lies between their levels
+        (the medians inside its posed silhouette and in a band around it), and the silhouette is
+        moved, by half its size at most, to where the votes it covers sum highest (a matched
+        filter; to a fraction of a px by a parabola through the peak).  Where other pieces are
+        posed (``posed``, box px) counts as board.  The heading and height are kept.  A piece
+        narrower than the smoothing reaches is left as posed: its level there is not told from
+        the board's."""
         sil = silhouette_mask(f.hulls(self.cam), box)
         if not cv2.erode(sil, smoothing_disc(max(0.5, self.bg.smooth_px))).any():
-            return f  # narrower than the smoothing reaches: its colour is not told from its texture
+            return f  # narrower than the smoothing reaches
         sig = max(1.0, self.bg.smooth_px / 2)
         disc = smoothing_disc(sig)
         inner = cv2.erode(sil, disc) > 0
@@ -751,7 +765,7 @@ class Detector:
         band = (cv2.dilate(sil, smoothing_disc(2 * sig)) > 0) & ~near
         if np.count_nonzero(inner) < 20 or not band.any():
             return f
-        e = cv2.GaussianBlur(tex, (0, 0), sig)
+        e = cv2.GaussianBlur(level, (0, 0), sig)
         a, b = float(median(e[inner])), float(median(e[band]))
         if a <= b:
             return f
@@ -824,6 +838,13 @@ class Detector:
                 if kept.sum() >= MIN_OUTLINE_POINTS:
                     pts = pts[kept]
             got = self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA]))
+            if (keep is None and len(got) == 1 and not _fits_well(got[0])
+                    and self._achromatic_kind(got[0].fit.shape.kind)):
+                # a grey piece on a grey board whose outline strays into it: placed by the change
+                # it made (the other regions here are other pieces: board to it).  Not where the
+                # region holds its soft shadow (``keep``): there the change is the shadow's too
+                others = ((lab > 0) & (lab != li)).astype(np.uint8) if n_lab > 2 else None
+                got[0].fit = self._placed_by_change(got[0].fit, score, box, others)
             if len(got) > 1:
                 for c in got:
                     c.region = pts
