@@ -119,6 +119,12 @@ def _fit_well(f: Fit) -> bool:
     return f.rms_px < 1.3 and f.inlier_frac > 0.92
 
 
+def _roundish(shape: PieceShape) -> bool:
+    """A footprint about as wide every way (its long axis's variance within 15% of its short's)."""
+    w = main_axis(shape.footprint)[1]
+    return bool(w[1] < 1.15 * w[0])
+
+
 def _by_photo_edge(pts: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
     """Which points (image px, (n, 2)) lie within ``margin`` px of the edge of a photo of ``size``
     (width, height)."""
@@ -839,10 +845,14 @@ class Detector:
                     pts = pts[kept]
             got = self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA]))
             if (keep is None and len(got) == 1 and not _fits_well(got[0])
-                    and self._achromatic_kind(got[0].fit.shape.kind)):
+                    and self._achromatic_kind(got[0].fit.shape.kind) and _roundish(got[0].fit.shape)
+                    and not got[0].fit.upright):
                 # a grey piece on a grey board whose outline strays into it: placed by the change
                 # it made (the other regions here are other pieces: board to it).  Not where the
-                # region holds its soft shadow (``keep``): there the change is the shadow's too
+                # region holds its soft shadow (``keep``): there the change is the shadow's too.
+                # Only a roundish one lying down: the placing keeps the heading, which such a
+                # piece's silhouette hardly shows (a long one posed turned would be moved along the
+                # turn), and a piece standing on its end shows mostly its walls
                 others = ((lab > 0) & (lab != li)).astype(np.uint8) if n_lab > 2 else None
                 got[0].fit = self._placed_by_change(got[0].fit, score, box, others)
             if len(got) > 1:
