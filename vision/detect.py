@@ -55,6 +55,7 @@ from .fit import (
     main_axis,
     outline_points,
     ring_normals,
+    roundish,
     split_points,
 )
 from .foreground import Background, ChangeMap, channel_max, components, fill_holes, median, smoothing_disc
@@ -117,12 +118,6 @@ def _fits_well(c: Candidate) -> bool:
 def _fit_well(f: Fit) -> bool:
     """A pose whose outline lies on the model's edge nearly all round."""
     return f.rms_px < 1.3 and f.inlier_frac > 0.92
-
-
-def _roundish(shape: PieceShape) -> bool:
-    """A footprint about as wide every way (its long axis's variance within 15% of its short's)."""
-    w = main_axis(shape.footprint)[1]
-    return bool(w[1] < 1.15 * w[0])
 
 
 def _by_photo_edge(pts: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
@@ -845,7 +840,7 @@ class Detector:
                     pts = pts[kept]
             got = self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA]))
             if (keep is None and len(got) == 1 and not _fits_well(got[0])
-                    and self._achromatic_kind(got[0].fit.shape.kind) and _roundish(got[0].fit.shape)
+                    and self._achromatic_kind(got[0].fit.shape.kind) and roundish(got[0].fit.shape.footprint)
                     and not got[0].fit.upright):
                 # a grey piece on a grey board whose outline strays into it: placed by the change
                 # it made (the other regions here are other pieces: board to it).  Not where the

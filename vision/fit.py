@@ -133,6 +133,13 @@ def split_points(xy: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return labels.ravel(), centres
 
 
+def roundish(footprint: np.ndarray) -> bool:
+    """A footprint (mm, (K, 2)) about as wide every way: its long axis's variance within 15% of its
+    short's (a rough rock; a ship or a beam is long), so that its outline hardly shows its heading."""
+    w = main_axis(footprint)[1]
+    return bool(w[1] < 1.15 * w[0])
+
+
 def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float) -> tuple[float, float, list[float]]:
     """Centre and candidate headings from the outline back-projected at mid-height."""
     mid = base_mm + shape.height_mm / 2
@@ -141,9 +148,9 @@ def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_m
     if shape.round:
         return float(c[0]), float(c[1]), [0.0]
     th, _ = main_axis(xy)
-    model_th, fw = main_axis(shape.footprint)  # the model's own long axis
+    model_th, _ = main_axis(shape.footprint)  # the model's own long axis
     base = th - model_th
-    if fw[1] < 1.15 * fw[0]:  # nearly isotropic: try more headings
+    if roundish(shape.footprint):  # its outline hardly shows its heading: try more headings
         return float(c[0]), float(c[1]), [base + k for k in range(0, 360, 45)]
     return float(c[0]), float(c[1]), [base, base + 180.0]
 
