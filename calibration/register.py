@@ -755,8 +755,9 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
     # a free grid (Pitch Fleet's 3x3) with a tile or two not matched (glare, a plain print): they lie
     # in the empty cells of the grid the others make; their pictures tell which is which, and how turned
     arr = profile.data.arrangement
-    complete_later = (bool(missing) and arr.kind == "free" and arr.grid is not None and len(missing) <= 2
-                      and len(matches) >= 4 and all(t in profile.tile_by_id for t in missing))
+    complete_later = (bool(missing) and arr.kind == "free" and arr.grid is not None
+                      and len(missing) <= min(3, len(matches) // 2) and len(matches) >= 4
+                      and all(t in profile.tile_by_id for t in missing))
     if missing and not complete_later:
         found = [m.template.name for m in matches]
         what = ", ".join(f"'{k}' ({v} consistent features, need {cfg.min_inliers})" for k, v in sorted(missing.items()))

@@ -269,6 +269,20 @@ def test_a_tile_missed_by_the_features_is_found_in_its_grid_cell_under_a_steep_v
     assert Calibration(reg.calibration).problems() == []
 
 
+def test_three_tiles_missed_by_the_features_of_a_webcam_photo_are_found_in_their_grid_cells():
+    """A simulated 1280x720 photo (a webcam's; ~1 px per mm on the boards) in which the features
+    miss three of the nine tiles: the six found make the grid, the three are told apart and turned
+    by their pictures in its empty cells (before, only two could be missing)."""
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin("pitchfleet")
+    scene, res = simulate("pitchfleet", 7014, (1280, 720), empty=True)
+    reg = register(res.image, prof)
+    e = compare(reg.calibration, prof, scene.camera(), scene.placements)
+    assert e.identity_ok and e.rotation_ok and e.corner_mm.max() < 2.0
+    assert Calibration(reg.calibration).problems() == []
+
+
 def test_union_of_tiles_placed_edge_to_edge_does_not_fail():
     """Nine Pitch Fleet tiles as a first pose put them (bench scene 7000), closed over cracks of 6
     mm: GEOS 3.14's overlay fails on these valid polygons ("side location conflict") and the
