@@ -1264,9 +1264,14 @@ class Detector:
         return grown[ij[:, 1], ij[:, 0]] > 0
 
     def _widest_mm(self, m: np.ndarray, f: Fit) -> float:
-        """Width (mm) of the widest part of a mask (box px, 0/1) near a posed piece."""
-        mmpp = float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0])
-        return 2.0 * float(cv2.distanceTransform(np.pad(m.astype(np.uint8), 1), cv2.DIST_L2, 3).max()) * mmpp
+        """Width (mm) of the widest part of a mask (box px, 0/1) near a posed piece: 0 for a strip
+        one or two pixels wide (each of its pixels by its edge), which is as wide as blur and the
+        change threshold shift an outline, whatever that is in mm (a webcam's photo of ~1 mm per
+        pixel made such slivers 2 mm wide, a piece's part seen)."""
+        d = float(cv2.distanceTransform(np.pad(m.astype(np.uint8), 1), cv2.DIST_L2, 3).max())
+        if d <= 1.0:
+            return 0.0
+        return 2.0 * d * float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0])
 
     def _pixels_lab(self, frame, m, box) -> np.ndarray:
         """The white-balanced colours (CIE Lab, (n, 3)) of a region's pixels (``m``: box px), in
