@@ -752,8 +752,9 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
     levels = [v for v in TEMPLATE_SCALES_PX_PER_MM if v >= limit / 1.02]
     matches, missing = match_templates(work, templates, cfg, levels[0] * 1.02 if levels else np.inf)
     timings["match"] = time.perf_counter() - t0
-    # a free grid (Pitch Fleet's 3x3) with a tile or two not matched (glare, a plain print): they lie
-    # in the empty cells of the grid the others make; their pictures tell which is which, and how turned
+    # a free grid (Pitch Fleet's 3x3) with up to three tiles not matched (glare, a plain print, a
+    # webcam's ~1 px per mm), at least twice as many found: they lie in the empty cells of the grid
+    # the others make; their pictures tell which is which, and how turned
     arr = profile.data.arrangement
     complete_later = (bool(missing) and arr.kind == "free" and arr.grid is not None
                       and len(missing) <= min(3, len(matches) // 2) and len(matches) >= 4
