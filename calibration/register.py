@@ -752,12 +752,12 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
     levels = [v for v in TEMPLATE_SCALES_PX_PER_MM if v >= limit / 1.02]
     matches, missing = match_templates(work, templates, cfg, levels[0] * 1.02 if levels else np.inf)
     timings["match"] = time.perf_counter() - t0
-    # a free grid (Pitch Fleet's 3x3) with up to three tiles not matched (glare, a plain print, a
-    # webcam's ~1 px per mm), at least twice as many found: they lie in the empty cells of the grid
-    # the others make; their pictures tell which is which, and how turned
+    # a free grid (Pitch Fleet's 3x3) with a few tiles not matched (glare, a plain print, a webcam's
+    # ~1 px per mm), many more found: they lie in the empty cells of the grid the others make; their
+    # pictures tell which is which, and how turned
     arr = profile.data.arrangement
-    complete_later = (bool(missing) and arr.kind == "free" and arr.grid is not None
-                      and len(missing) <= min(3, len(matches) // 2) and len(matches) >= 4
+    complete_later = (bool(missing) and arr.kind == "free" and arr.grid is not None and len(matches) >= 4
+                      and len(missing) <= min(cfg.grid_fill_max, len(matches) // cfg.grid_fill_per_found)
                       and all(t in profile.tile_by_id for t in missing))
     if missing and not complete_later:
         found = [m.template.name for m in matches]

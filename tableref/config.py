@@ -33,6 +33,9 @@ class RegistrationConfig:
     weak_min_inliers: int = 8              # boards not found so are looked for again needing this many, and
                                            # taken only where the calibration's quality bounds confirm them
     min_inlier_ratio: float = 0.08
+    grid_fill_max: int = 3                 # a free grid (Pitch Fleet's 3x3) with up to this many tiles not
+    grid_fill_per_found: int = 2           # matched, and this many times as many found (at least 4), has
+                                           # them looked for in the empty cells of the grid the others make
     prior_hfov_deg: float = 62.0           # weak prior on the focal length when no camera.json is given
     prior_f_sigma: float = 0.35            # relative sigma of that prior
     min_focal_told: float = 0.5            # a photo that tells less of the focal length than this (the rest

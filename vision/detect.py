@@ -52,16 +52,14 @@ from .fit import (
     fit_many,
     fit_one,
     initial_pose,
-    main_axis,
     outline_points,
     ring_normals,
-    roundish,
     split_points,
 )
 from .foreground import Background, ChangeMap, channel_max, components, fill_holes, median, smoothing_disc
 from .judge import judge
 from .judgement import Judgement
-from .silhouette import PieceShape, pose_points, silhouette_hulls, silhouette_mask
+from .silhouette import PieceShape, main_axis, pose_points, silhouette_hulls, silhouette_mask
 
 
 @dataclass
@@ -840,7 +838,7 @@ class Detector:
                     pts = pts[kept]
             got = self._fit_component(frame, pts, comp, box, float(stats[li, cv2.CC_STAT_AREA]))
             if (keep is None and len(got) == 1 and not _fits_well(got[0])
-                    and self._achromatic_kind(got[0].fit.shape.kind) and roundish(got[0].fit.shape.footprint)
+                    and self._achromatic_kind(got[0].fit.shape.kind) and got[0].fit.shape.roundish
                     and not got[0].fit.upright):
                 # a grey piece on a grey board whose outline strays into it: placed by the change
                 # it made (the other regions here are other pieces: board to it).  Not where the
@@ -1541,11 +1539,10 @@ class Detector:
         """Starting poses of k pieces of one shape covering a region (its points in table mm):
         the k-means centres, each heading along its part's main axis."""
         labels, centres = split_points(xy_mm, k)
-        model_th, _ = main_axis(shape.footprint)
         starts = []
         for i in range(k):
             part = xy_mm[labels == i]
-            th = (main_axis(part)[0] - model_th) % 360.0 if len(part) >= 3 else 0.0
+            th = (main_axis(part)[0] - shape.axis_deg) % 360.0 if len(part) >= 3 else 0.0
             starts.append((float(centres[i][0]), float(centres[i][1]), float(th)))
         return starts
 

@@ -18,8 +18,8 @@ from scipy.optimize import least_squares
 from calibration.camera import CameraModel
 from tableref.config import VisionConfig
 
-from .silhouette import (PieceShape, footprint_mm, signed_distance, signed_distance_grad, silhouette_hulls,
-                         silhouette_vertices)
+from .silhouette import (PieceShape, footprint_mm, main_axis, signed_distance, signed_distance_grad,
+                         silhouette_hulls, silhouette_vertices)
 
 
 @dataclass
@@ -115,14 +115,6 @@ def outline_points(score: np.ndarray, mask: np.ndarray, thr: float, offset: tupl
     return out
 
 
-def main_axis(xy: np.ndarray) -> tuple[float, np.ndarray]:
-    """The long axis of a cloud of points (degrees, from x towards y) and the variances along the
-    short and the long axis."""
-    d = xy - xy.mean(axis=0)
-    w, v = np.linalg.eigh(d.T @ d / len(d))
-    return float(np.degrees(np.arctan2(v[1, 1], v[0, 1]))), w
-
-
 def split_points(xy: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """k-means of points (k-means++ starts, best of 4): each point's part (N,) and the parts'
     centres (k, 2).  Seeded: OpenCV draws the starts from its global random state, and the same
@@ -133,13 +125,6 @@ def split_points(xy: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return labels.ravel(), centres
 
 
-def roundish(footprint: np.ndarray) -> bool:
-    """A footprint (mm, (K, 2)) about as wide every way: its long axis's variance within 15% of its
-    short's (a rough rock; a ship or a beam is long), so that its outline hardly shows its heading."""
-    w = main_axis(footprint)[1]
-    return bool(w[1] < 1.15 * w[0])
-
-
 def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float) -> tuple[float, float, list[float]]:
     """Centre and candidate headings from the outline back-projected at mid-height."""
     mid = base_mm + shape.height_mm / 2
@@ -148,9 +133,8 @@ def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_m
     if shape.round:
         return float(c[0]), float(c[1]), [0.0]
     th, _ = main_axis(xy)
-    model_th, _ = main_axis(shape.footprint)  # the model's own long axis
-    base = th - model_th
-    if roundish(shape.footprint):  # its outline hardly shows its heading: try more headings
+    base = th - shape.axis_deg  # the outline's long axis against the model's own
+    if shape.roundish:  # its outline hardly shows its heading: try more headings
         return float(c[0]), float(c[1]), [base + k for k in range(0, 360, 45)]
     return float(c[0]), float(c[1]), [base, base + 180.0]
 

@@ -19,6 +19,14 @@ from calibration.camera import CameraModel
 from calibration.profile import PieceSpec
 
 
+def main_axis(xy: np.ndarray) -> tuple[float, np.ndarray]:
+    """The long axis of a cloud of points (degrees, from x towards y) and the variances along the
+    short and the long axis."""
+    d = xy - xy.mean(axis=0)
+    w, v = np.linalg.eigh(d.T @ d / len(d))
+    return float(np.degrees(np.arctan2(v[1, 1], v[0, 1]))), w
+
+
 @dataclass(frozen=True)
 class PieceShape:
     """A kind of piece as the detector sees it."""
@@ -40,6 +48,19 @@ class PieceShape:
     def radius_mm(self) -> float:
         """How far the footprint reaches from the piece's centre (a disc's radius)."""
         return float(np.max(np.linalg.norm(self.footprint, axis=1)))
+
+    @cached_property
+    def axis_deg(self) -> float:
+        """The footprint's long axis (degrees, from local x towards y): what an outline's own long
+        axis is compared with to guess the heading."""
+        return main_axis(self.footprint)[0]
+
+    @cached_property
+    def roundish(self) -> bool:
+        """About as wide every way: the footprint's long axis's variance within 15% of its short's
+        (a rough rock; a ship or a beam is long), so that its outline hardly shows its heading."""
+        w = main_axis(self.footprint)[1]
+        return bool(w[1] < 1.15 * w[0])
 
     @cached_property
     def stacked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
