@@ -30,13 +30,12 @@ FIX = Path(__file__).resolve().parent.parent / "fixtures" / "scenes"
 
 # Nine checks below passed on the machines of stops 1-38 (and their CI) and fail on a fresh machine of
 # stop 39 (AMD EPYC, AVX2, no cached template features) with the same packages: the pipeline reads
-# these near-boundary scenes differently there (a beam as a ship, a station as a destroyer, a disc
-# missed).  Not yet explained (CPU-dependent float paths in BLAS/OpenCV, or template features that
-# were cached from older code, are the suspects); issue #4 keeps it as its first item.  They still
-# run: marked so, they report XFAIL here and XPASS where they hold.
+# these near-boundary scenes differently there (a beam as a ship, a figure's kind, a disc missed).
+# Not yet explained (CPU-dependent float paths in BLAS/OpenCV, or template features that were
+# cached from older code, are the suspects); issue #4 keeps it as its first item.  They still run:
+# marked so, they report XFAIL here and XPASS where they hold.
 FLIPS_ON_A_FRESH_MACHINE = pytest.mark.xfail(
     strict=False, reason="reads this scene differently on a fresh AMD EPYC machine (stop 39); see issue #4")
-
 
 
 # ------------------------------------------------------------------------------- value types
