@@ -139,17 +139,21 @@ class Raster:
         ys, xs = np.nonzero(ok)
         if ys.size == 0:
             return
-        depth = depth[ys, xs]
-        xn = xn[ys, xs]
-        yn = yn[ys, xs]
-        ys += y0
-        xs += x0
-        pc = np.column_stack([xn * depth, yn * depth, depth]).astype(np.float64)
-        pt = (pc - self.t) @ self.R  # R^T (pc - t) for row vectors
-        col = shade(pt, n)
-        self.color[ys, xs] = col
-        self.depth[ys, xs] = depth
-        self.label[ys, xs] = label
+        self._fill(ys + y0, xs + x0, depth[ys, xs], shade, n, label)
+
+    def _fill(self, ys: np.ndarray, xs: np.ndarray, depth: np.ndarray, shade, n: np.ndarray, label: int) -> None:
+        """Shade the pixels (ys, xs) of the whole image whose rays meet the surface at camera ``depth``
+        (mm) and write them to the frame buffers.  Flat indices: one gather and one scatter per buffer."""
+        idx = ys * self.w + xs
+        pc = np.empty((idx.size, 3))  # camera mm (float64, from the float32 rays)
+        pc[:, 0] = self.XN.ravel()[idx] * depth
+        pc[:, 1] = self.YN.ravel()[idx] * depth
+        pc[:, 2] = depth
+        pc -= self.t
+        pt = pc @ self.R  # table mm: R^T (pc - t) for row vectors
+        self.color.reshape(-1, 3)[idx] = shade(pt, n)
+        self.depth.ravel()[idx] = depth
+        self.label.ravel()[idx] = label
 
 
     def plane_fill(self, z: float, shade, label: int) -> None:
@@ -165,12 +169,7 @@ class Raster:
         ys, xs = np.nonzero(ok)
         if ys.size == 0:
             return
-        d = depth[ys, xs]
-        pc = np.column_stack([self.XN[ys, xs] * d, self.YN[ys, xs] * d, d]).astype(np.float64)
-        pt = (pc - self.t) @ self.R
-        self.color[ys, xs] = shade(pt, n)
-        self.depth[ys, xs] = d
-        self.label[ys, xs] = label
+        self._fill(ys, xs, depth[ys, xs], shade, n, label)
 
 
 class ShadowMap:
@@ -237,7 +236,7 @@ _SRGB_LUT = np.where(_x <= 0.04045, _x / 12.92, ((_x + 0.055) / 1.055) ** 2.4).a
 
 
 def _srgb_to_linear(bgr_u8: np.ndarray) -> np.ndarray:
-    return _SRGB_LUT[np.asarray(bgr_u8, dtype=np.uint8)]
+    return cv2.LUT(np.asarray(bgr_u8, dtype=np.uint8), _SRGB_LUT)
 
 
 class TextureSampler:
@@ -248,6 +247,13 @@ class TextureSampler:
 
     def __call__(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         return remap_points(self.tex, u, v)
+
+
+def _f32_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(a - b).astype(float32)`` to the bit, without the float64 temporary (the subtraction is
+    still done in float64; only its rounded result is stored)."""
+    return np.subtract(a, b, out=np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), np.float32),
+                       casting="same_kind")
 
 
 class Shading:
@@ -266,7 +272,7 @@ class Shading:
     def __call__(self, albedo: np.ndarray, pts: np.ndarray, normal: np.ndarray, shadow: np.ndarray | None = None,
                  spec: float = 0.0, shininess: float = 40.0) -> np.ndarray:
         n = normal.astype(np.float32)
-        l = (self.lamp - pts).astype(np.float32)
+        l = _f32_difference(self.lamp, pts)
         dist = np.sqrt(np.einsum("ij,ij->i", l, l))
         l /= dist[:, None]
         lam = np.clip(l @ n, 0, None)
@@ -277,7 +283,7 @@ class Shading:
         light = np.float32(self.ambient) + direct
         out = albedo * light[:, None]
         if spec > 0:
-            v = (self.cam_c - pts).astype(np.float32)
+            v = _f32_difference(self.cam_c, pts)
             v /= np.sqrt(np.einsum("ij,ij->i", v, v))[:, None]
             hvec = l + v
             hvec /= np.sqrt(np.einsum("ij,ij->i", hvec, hvec))[:, None]
@@ -285,7 +291,8 @@ class Shading:
             if shadow is not None:
                 sp *= 1.0 - np.clip(shadow, 0, 1)
             out = out + sp[:, None]
-        return (out * self.tint).astype(np.float32)
+        out *= self.tint
+        return out if out.dtype == np.float32 else out.astype(np.float32)
 
 
 def _outward_normal_faces(prism: Prism):
