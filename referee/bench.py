@@ -187,6 +187,38 @@ class AccRow:
     hidden: int = 0      # missed pieces that others lying on them cover (almost) whole
     unseen: int = 0      # missed pieces more than half outside the photo
     review: int = 0      # pieces flagged for a person to confirm
+    unsteady: int = 0    # pieces read otherwise (found or missed, kind, colour, a verdict) in a jittered photo
+    unsteady_clear: int = 0  # ... of them, pieces >= 1.5 mm from every boundary (or missed at first)
+
+
+JITTER_SIGMA = 0.5  # grey levels: about a third of the values move by one level, far less than the noise
+                    # between two frames of a real camera; a reading that changes under it is a toss-up
+
+
+def jittered(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``img`` with rounded Gaussian noise of :data:`JITTER_SIGMA` grey levels added: the same
+    photo as far as anyone can see."""
+    noise = np.rint(rng.normal(0.0, JITTER_SIGMA, img.shape))
+    return np.clip(img + noise, 0, 255).astype(np.uint8)
+
+
+def piece_readings(s) -> dict[int, tuple]:
+    """What a scored reading (:class:`vision.evaluate.SceneScore`) says of each true piece: for a
+    found piece, what was detected for each verdict (kind, colour, outbound, zones, ...); for a
+    missed one, ``("missed",)``.  Two readings of one scene compare piece by piece."""
+    out = {i: ("missed",) for i in s.missed_ids}
+    for k, (i, _) in enumerate(s.matched):
+        out[i] = tuple((v, lst[k][1]) for v, lst in sorted(s.verdicts.items()) if len(lst) == len(s.matched))
+    return out
+
+
+def piece_margins(s) -> dict[int, float]:
+    """Each found true piece's smallest margin (mm) to a boundary over its verdicts."""
+    out = {}
+    for k, (i, _) in enumerate(s.matched):
+        ms = [lst[k][2] for lst in s.verdicts.values() if len(lst) == len(s.matched)]
+        out[i] = min(ms) if ms else float("inf")
+    return out
 
 
 def _acc_job(args) -> AccRow:
@@ -196,7 +228,7 @@ def _acc_job(args) -> AccRow:
     from vision.detect import Detector
     from vision.evaluate import score_scene
 
-    game, seed, size, true_cal, learn, in_play = args
+    game, seed, size, true_cal, learn, in_play, jitter = args
     one_core()
     prof = BoardProfile.builtin(game)
     empty_scene, empty = cached_scene(game, seed, size, empty=True)
@@ -220,8 +252,23 @@ def _acc_job(args) -> AccRow:
     except Exception as e:
         return AccRow(game, seed, len(scene.pieces), len(scene.pieces), 0, error=str(e)[:120])
     s = score_scene(jud, scene.pieces, scene.camera(), cal.camera, game)
-    return AccRow(game, seed, s.n_true, s.missed, s.false, s.center_err_mm, s.verdicts, ms,
-                  hidden=s.missed_hidden, review=int(jud.review.sum()), unseen=s.missed_unseen)
+    row = AccRow(game, seed, s.n_true, s.missed, s.false, s.center_err_mm, s.verdicts, ms,
+                 hidden=s.missed_hidden, review=int(jud.review.sum()), unseen=s.missed_unseen)
+    if jitter:
+        first, margins = piece_readings(s), piece_margins(s)
+        rng = np.random.default_rng([seed, 1])
+        changed: set[int] = set()
+        for _ in range(jitter):
+            try:
+                j2 = det.detect(jittered(img, rng)).judgement
+            except Exception:  # a photo read once and not again: every piece's reading changed
+                changed = set(first)
+                break
+            again = piece_readings(score_scene(j2, scene.pieces, scene.camera(), cal.camera, game))
+            changed |= {i for i in first if again.get(i) != first[i]}
+        row.unsteady = len(changed)
+        row.unsteady_clear = sum(margins.get(i, float("inf")) >= 1.5 for i in changed)
+    return row
 
 
 def _learn_colours(det, show) -> None:
@@ -234,11 +281,16 @@ def _learn_colours(det, show) -> None:
 
 
 def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], workers: int, true_cal: bool,
-                   on_row=None, learn_colours: bool = False, in_play: bool = False, first_seed: int = 7000):
+                   on_row=None, learn_colours: bool = False, in_play: bool = False, first_seed: int = 7000,
+                   jitter: int = 0):
     """Tables ``first_seed``, ``first_seed + 1``, ...  ``in_play``: each scene in which pieces rest on others is judged as the live referee judges
     it, after the photos of the table before each of those pieces came (:func:`cached_before`),
-    through the tracker; the others as a single photo."""
-    return _run_jobs(_acc_job, [(g, first_seed + s, size, true_cal, learn_colours, in_play)
+    through the tracker; the others as a single photo.  ``jitter``: each photo is read that many times
+    more with imperceptible noise added (:func:`jittered`; single photos only), and the pieces whose
+    reading changes are counted."""
+    if jitter and in_play:
+        raise ValueError("jitter reads single photos: not with in_play")
+    return _run_jobs(_acc_job, [(g, first_seed + s, size, true_cal, learn_colours, in_play, jitter)
                                 for g in games for s in range(scenes)], workers, on_row)
 
 

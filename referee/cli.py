@@ -598,7 +598,12 @@ def bench_calibration(scenes, games, size, workers) -> None:
 @click.option("--in-play", is_flag=True,
               help="judge each scene in which pieces rest on others as the live referee does: after photos of "
                    "the table before each of those pieces came, through the tracker (renders those photos too)")
-def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, learn_colours, in_play) -> None:
+@click.option("--jitter", type=click.IntRange(0, 20), default=0, show_default=True,
+              help="read each photo this many times more with imperceptible noise added (a third of the pixel "
+                   "values one grey level off) and count the pieces whose reading changes: toss-ups, not "
+                   "judgements (single photos: not with --in-play)")
+def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, learn_colours, in_play,
+                   jitter) -> None:
     """Verdict accuracy, centre error, missed and false pieces over simulated scenes."""
     from collections import Counter
 
@@ -609,20 +614,25 @@ def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, l
 
     from .bench import bench_accuracy as run
 
+    if jitter and in_play:
+        raise InputError("--jitter re-reads single photos, --in-play judges tracked shots", "leave out one of them")
     con = Console()
     gs = _games_opt(games)
     todo = [None] * (scenes * len(gs))
     it = iter(track(todo, description="judging", console=Console(stderr=True)))
     rows = run(scenes, gs, _parse_size(size), workers, true_calibration, on_row=lambda r: next(it, None),
-               learn_colours=learn_colours, in_play=in_play, first_seed=first_seed)
+               learn_colours=learn_colours, in_play=in_play, first_seed=first_seed, jitter=jitter)
     summary = Table(title=f"tableref bench accuracy ({size}, {scenes} scenes per game"
                           + (f" from seed {first_seed}" if first_seed != 7000 else "")
                           + (", exact calibration" if true_calibration else ", calibrated from the empty photo")
                           + (", colours learned from another layout" if learn_colours else "")
                           + (", in play: tracked over the shots that laid pieces on others" if in_play
-                             else "") + ")")
+                             else "")
+                          + (f", each photo read {jitter} times more under imperceptible noise" if jitter else "")
+                          + ")")
     for c in ("game", "pieces", "missed (hidden under others, out of the photo)", "false/scene", "centre median mm",
-              "centre p99 mm", "verdicts right (margin >= 1.5 mm)", "all verdicts right", "review", "ms median"):
+              "centre p99 mm", "verdicts right (margin >= 1.5 mm)", "all verdicts right", "review", "ms median",
+              *(["read otherwise under noise (of them >= 1.5 mm clear)"] if jitter else [])):
         summary.add_column(c, justify="right")
     for g in gs:
         rs = [r for r in rows if r.game == g]
@@ -644,7 +654,8 @@ def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, l
                         f"{np.percentile(cen, 99):.2f}", f"{100 * right / max(total, 1):.2f}% ({right}/{total})",
                         f"{100 * right_all / max(total_all, 1):.2f}%",
                         f"{sum(r.review for r in rs)}",
-                        f"{np.median([r.ms for r in rs if r.ms]) if any(r.ms for r in rs) else float('nan'):.0f}")
+                        f"{np.median([r.ms for r in rs if r.ms]) if any(r.ms for r in rs) else float('nan'):.0f}",
+                        *([f"{sum(r.unsteady for r in rs)} ({sum(r.unsteady_clear for r in rs)})"] if jitter else []))
     con.print(summary)
     con.print("targets: >= 99.5% verdicts right for pieces >= 1.5 mm from a boundary; centre <= 0.7 mm median, "
               "<= 2 mm p99; no missed pieces; <= 0.05 false pieces per scene")

@@ -88,3 +88,43 @@ def test_bench_accuracy_measures_the_tables_from_the_first_seed_asked(monkeypatc
     jobs.clear()
     assert CliRunner().invoke(main, ["bench", "accuracy", "--games", "pitrush", "--scenes", "2"]).exit_code == 0
     assert [j[1] for j in jobs] == [7000, 7001]
+
+
+def test_bench_accuracy_jitter_is_for_single_photos():
+    """``--jitter`` re-reads single photos; with ``--in-play`` it is a usage error (one line, status 2),
+    caught before any scene is rendered."""
+    r = run("bench", "accuracy", "--games", "pitrush", "--scenes", "1", "--jitter", "2", "--in-play")
+    assert_one_line_error(r, "--jitter", "--in-play")
+
+
+def test_a_jittered_photo_is_the_same_photo_to_the_eye():
+    """The bench's jitter moves about a third of the values by one grey level, hardly any by two,
+    keeps the photo's shape and type and stays within 0-255."""
+    import numpy as np
+
+    from referee.bench import jittered
+
+    img = np.random.default_rng(3).integers(0, 256, (200, 300, 3)).astype(np.uint8)
+    img[:10] = 0
+    img[-10:] = 255
+    out = jittered(img, np.random.default_rng(0))
+    assert out.shape == img.shape and out.dtype == np.uint8
+    d = np.abs(out.astype(int) - img.astype(int))[10:-10]
+    assert 0.25 < np.mean(d == 1) < 0.4 and np.mean(d >= 2) < 0.01 and d.max() <= 3
+    assert not np.array_equal(out, jittered(img, np.random.default_rng(1)))
+
+
+def test_piece_readings_compare_two_readings_piece_by_piece():
+    """A found piece's reading is what was detected for each of its verdicts, a missed one's is
+    'missed'; its margin is the smallest over its verdicts."""
+    from referee.bench import piece_margins, piece_readings
+    from vision.evaluate import SceneScore
+
+    s = SceneScore(3, 1, 0, verdicts={"kind": [("disc", "disc", 4.0), ("disc", "disc", 0.5)],
+                                       "outbound": [("False", "True", 2.0), ("False", "False", 0.8)],
+                                       "zones": []},
+                   missed_ids=[1], matched=[(2, 0), (0, 1)])
+    r = piece_readings(s)
+    assert r[1] == ("missed",)
+    assert r[2] == (("kind", "disc"), ("outbound", "True")) and r[0] == (("kind", "disc"), ("outbound", "False"))
+    assert piece_margins(s) == {2: 2.0, 0: 0.5}
