@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from tableref import files
+from tableref.errors import InputError
 from tableref.files import load_model, read_image, write_bytes, write_json
 
 GAMES = ("pitchfleet", "pitrush", "galaktico", "asfccg")
@@ -202,23 +203,18 @@ def jittered(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(img + noise, 0, 255).astype(np.uint8)
 
 
-def piece_readings(s) -> dict[int, tuple]:
-    """What a scored reading (:class:`vision.evaluate.SceneScore`) says of each true piece: for a
-    found piece, what was detected for each verdict (kind, colour, outbound, zones, ...); for a
-    missed one, ``("missed",)``.  Two readings of one scene compare piece by piece."""
-    out = {i: ("missed",) for i in s.missed_ids}
+def piece_readings(s) -> tuple[dict[int, tuple], dict[int, float]]:
+    """What a scored reading (:class:`vision.evaluate.SceneScore`) says of each true piece, and each
+    found piece's smallest margin (mm) to a boundary over its verdicts.  A found piece's reading is
+    what was detected for each verdict (kind, colour, outbound, zones, ...); a missed one's is
+    ``("missed",)``.  Two readings of one scene compare piece by piece."""
+    readings: dict[int, tuple] = {i: ("missed",) for i in s.missed_ids}
+    margins: dict[int, float] = {}
+    per_piece = [(v, lst) for v, lst in sorted(s.verdicts.items()) if len(lst) == len(s.matched)]
     for k, (i, _) in enumerate(s.matched):
-        out[i] = tuple((v, lst[k][1]) for v, lst in sorted(s.verdicts.items()) if len(lst) == len(s.matched))
-    return out
-
-
-def piece_margins(s) -> dict[int, float]:
-    """Each found true piece's smallest margin (mm) to a boundary over its verdicts."""
-    out = {}
-    for k, (i, _) in enumerate(s.matched):
-        ms = [lst[k][2] for lst in s.verdicts.values() if len(lst) == len(s.matched)]
-        out[i] = min(ms) if ms else float("inf")
-    return out
+        readings[i] = tuple((v, lst[k][1]) for v, lst in per_piece)
+        margins[i] = min((lst[k][2] for _, lst in per_piece), default=float("inf"))
+    return readings, margins
 
 
 def _acc_job(args) -> AccRow:
@@ -255,7 +251,7 @@ def _acc_job(args) -> AccRow:
     row = AccRow(game, seed, s.n_true, s.missed, s.false, s.center_err_mm, s.verdicts, ms,
                  hidden=s.missed_hidden, review=int(jud.review.sum()), unseen=s.missed_unseen)
     if jitter:
-        first, margins = piece_readings(s), piece_margins(s)
+        first, margins = piece_readings(s)
         rng = np.random.default_rng([seed, 1])
         changed: set[int] = set()
         for _ in range(jitter):
@@ -264,7 +260,7 @@ def _acc_job(args) -> AccRow:
             except Exception:  # a photo read once and not again: every piece's reading changed
                 changed = set(first)
                 break
-            again = piece_readings(score_scene(j2, scene.pieces, scene.camera(), cal.camera, game))
+            again, _ = piece_readings(score_scene(j2, scene.pieces, scene.camera(), cal.camera, game))
             changed |= {i for i in first if again.get(i) != first[i]}
         row.unsteady = len(changed)
         row.unsteady_clear = sum(margins.get(i, float("inf")) >= 1.5 for i in changed)
@@ -289,7 +285,7 @@ def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], w
     more with imperceptible noise added (:func:`jittered`; single photos only), and the pieces whose
     reading changes are counted."""
     if jitter and in_play:
-        raise ValueError("jitter reads single photos: not with in_play")
+        raise InputError("--jitter re-reads single photos, --in-play judges tracked shots", "leave out one of them")
     return _run_jobs(_acc_job, [(g, first_seed + s, size, true_cal, learn_colours, in_play, jitter)
                                 for g in games for s in range(scenes)], workers, on_row)
 

@@ -614,8 +614,6 @@ def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, l
 
     from .bench import bench_accuracy as run
 
-    if jitter and in_play:
-        raise InputError("--jitter re-reads single photos, --in-play judges tracked shots", "leave out one of them")
     con = Console()
     gs = _games_opt(games)
     todo = [None] * (scenes * len(gs))

@@ -117,14 +117,14 @@ def test_a_jittered_photo_is_the_same_photo_to_the_eye():
 def test_piece_readings_compare_two_readings_piece_by_piece():
     """A found piece's reading is what was detected for each of its verdicts, a missed one's is
     'missed'; its margin is the smallest over its verdicts."""
-    from referee.bench import piece_margins, piece_readings
+    from referee.bench import piece_readings
     from vision.evaluate import SceneScore
 
     s = SceneScore(3, 1, 0, verdicts={"kind": [("disc", "disc", 4.0), ("disc", "disc", 0.5)],
                                        "outbound": [("False", "True", 2.0), ("False", "False", 0.8)],
                                        "zones": []},
                    missed_ids=[1], matched=[(2, 0), (0, 1)])
-    r = piece_readings(s)
+    r, margins = piece_readings(s)
     assert r[1] == ("missed",)
     assert r[2] == (("kind", "disc"), ("outbound", "True")) and r[0] == (("kind", "disc"), ("outbound", "False"))
-    assert piece_margins(s) == {2: 2.0, 0: 0.5}
+    assert margins == {2: 2.0, 0: 0.5}
