@@ -1440,13 +1440,12 @@ class Detector:
                       and (s.radius_mm < f.shape.radius_mm) == smaller and s.radius_mm != f.shape.radius_mm]
             if not others:
                 continue
-
-            def posed(s):
-                return fit_one(s, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
             # (like against like: a piece posed the quick way, not fitted, costs more than the fitted
             # other kinds for no fault of its kind; it is weighed as fitted, and kept as it was)
-            own = f if f.refined else posed(f.shape)
-            best = min([own] + [posed(s) for s in others], key=lambda g: g.cost_from(m))
+            posed = [fit_one(s, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
+                     for s in ([] if f.refined else [f.shape]) + others]
+            own = f if f.refined else posed.pop(0)
+            best = min([own] + posed, key=lambda g: g.cost_from(m))
             if best is not own:
                 c.note = (c.note + "; " if c.note else "") + (
                     f"read {best.shape.kind}, not {f.shape.kind}: its outline lies {f.inflation_px - m:+.1f} px "
