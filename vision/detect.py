@@ -1032,11 +1032,17 @@ class Detector:
                     fits = fit_layers([s, s2], self.cam, pts, [0.0, 0.0], [None, None], self.cfg.fit_blur_px)
                     if fits is not None:
                         take(fits)
-                # ... or side by side (a beam touching a ship): the outline split between them
+                # ... or side by side (a beam touching a ship): the outline split between them.  Which
+                # part of the split goes to which kind is the split's toss-up (a ship fitted to the
+                # beam's part and the beam to the ship's fits neither): where the pair does not fit
+                # well, the other way round too
                 for i, s in enumerate(lying):
                     for s2 in lying[i + 1:]:
                         if s2.kind != s.kind:
-                            take(fit_many([s, s2], self.cam, pts, [0.0, 0.0], [None, None]))
+                            fits = fit_many([s, s2], self.cam, pts, [0.0, 0.0], [None, None])
+                            take(fits)
+                            if not all(_fit_well(f) for f in fits):
+                                take(fit_many([s2, s], self.cam, pts, [0.0, 0.0], [None, None]))
 
                 def held(lows: list[Fit]) -> None:
                     """Readings of the pieces ``lows`` held where they lay and one more that came to
