@@ -1707,3 +1707,41 @@ def test_a_figure_is_sized_against_the_outlines_of_its_photo(monkeypatch, seed, 
     assert read_as() == kind
     monkeypatch.setattr(Detector, "_sized_in_photo", lambda self, cands: None)
     assert read_as() == "figure:station"
+
+
+def test_a_figure_posed_the_quick_way_is_sized_against_the_other_kinds_as_fitted():
+    """Galaktico table 7014: a red fighter, posed the quick way (from its outline's centroid, not
+    fitted: rms ~1 px), whose outline lies a pixel inside the photo's others, was weighed unfitted
+    against a cruiser fitted to its outline, and lost by its pose alone.  Weighed as fitted, it keeps
+    its kind (and its pose); a cruiser's outline posed as a fighter is still read a cruiser."""
+    import shapely
+
+    from vision.detect import Candidate
+    from vision.fit import Fit
+
+    prof = BoardProfile.builtin("galaktico")
+    empty = read_image(FIX / "galaktico" / "empty.jpg")
+    det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+    shape = {s.kind: s for s in det.shapes["red"]}
+    fighter, cruiser = shape["figure:fighter"], shape["figure:cruiser"]
+    assert cruiser.radius_mm < fighter.radius_mm
+
+    def outline(s, x, y):  # the silhouette's outline (image px), a point every half pixel
+        union = shapely.union_all([shapely.Polygon(h) for h in Fit(s, x, y, 0.0, 0.0, 0, 0, 1, 0).hulls(det.cam)])
+        return shapely.get_coordinates(shapely.segmentize(union.exterior, 0.5))
+
+    def read(s, x, y, posed_as=None):
+        pts = outline(s, x, y)
+        # posed the quick way: a little off, as a centroid's pose is (the fit measures of table 7014's)
+        quick = Candidate(Fit(posed_as or s, x + 0.6, y, 0.0, 0.0, 0.13, 1.03, 0.92, len(pts), points=pts,
+                              refined=False), 0.9)
+        # the photo's other pieces: outlines grown by 1.2 px
+        others = [Candidate(Fit(shape["figure:scout"], 100.0 + 40 * k, 100.0, 0.0, 0.0, 1.2, 0.5, 1.0, 50,
+                                points=np.zeros((50, 2))), 0.9) for k in range(4)]
+        det._sized_in_photo([quick, *others])
+        return quick.fit
+
+    got = read(fighter, 200.0, 200.0)
+    assert got.shape.kind == "figure:fighter" and (got.x, got.refined) == (200.6, False)
+    # a cruiser's outline, posed the quick way as a fighter, is still read a cruiser
+    assert read(cruiser, 200.0, 200.0, posed_as=fighter).shape.kind == "figure:cruiser"
