@@ -39,7 +39,10 @@ def apply_sensor(radiance: np.ndarray, sensor, lighting, camera, rng: np.random.
     x = radiance * np.float32(sensor.exposure)
     cx, cy = camera.intrinsics.principal_point
     f = camera.intrinsics.fx
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    # a row and a column broadcast against each other: the same float32 arithmetic, element for
+    # element, as on full (h, w) grids, without building them
+    yy = np.arange(h, dtype=np.float32)[:, None]
+    xx = np.arange(w, dtype=np.float32)[None, :]
     gx, gy = lighting.gradient
     if gx or gy:
         x *= (1.0 + gx * (xx / w - 0.5) + gy * (yy / h - 0.5))[..., None]
@@ -53,11 +56,17 @@ def apply_sensor(radiance: np.ndarray, sensor, lighting, camera, rng: np.random.
         x *= (1.0 - k * (1.0 - cos4))[..., None]
     if sensor.blur_px > 0:
         x = cv2.GaussianBlur(x, (0, 0), sensor.blur_px)
-    v = _linear_to_srgb(x) * 255.0
-    if sensor.noise > 0 or sensor.shot_noise > 0:
-        sigma = np.sqrt(sensor.noise ** 2 + sensor.shot_noise * np.maximum(v, 0))
-        v = v + rng.standard_normal(v.shape).astype(np.float32) * sigma.astype(np.float32)
-    img = np.clip(np.round(v), 0, 255).astype(np.uint8)
+    noisy = sensor.noise > 0 or sensor.shot_noise > 0
+    z = rng.standard_normal(x.shape).astype(np.float32) if noisy else None  # drawn at once: the same stream
+    img = np.empty(x.shape, np.uint8)
+    rows = max(1, (1 << 15) // max(1, w))
+    for r in range(0, h, rows):  # in bands of rows, so that the temporaries stay in the cache
+        band = slice(r, r + rows)
+        v = _linear_to_srgb(x[band]) * 255.0
+        if noisy:
+            sigma = np.sqrt(sensor.noise ** 2 + sensor.shot_noise * np.maximum(v, 0))
+            v = v + z[band] * sigma.astype(np.float32)
+        img[band] = np.clip(np.round(v), 0, 255)
     jpeg = None
     if sensor.jpeg_quality < 100:
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(sensor.jpeg_quality)])

@@ -82,6 +82,9 @@ def _normalized_grid(key: tuple) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(up[..., 0]), np.ascontiguousarray(up[..., 1])
 
 
+_FILL_CHUNK = 1 << 15  # pixels shaded at once by Raster._fill
+
+
 class Raster:
     """Frame buffers and the face rasteriser for one camera at one (supersampled) resolution."""
 
@@ -136,25 +139,29 @@ class Raster:
         with np.errstate(divide="ignore", invalid="ignore"):
             depth = np.float32(c_c) / denom
         ok = (mask > 0) & (depth > 0) & (depth < self.depth[y0:y1, x0:x1])
-        ys, xs = np.nonzero(ok)
-        if ys.size == 0:
-            return
-        self._fill(ys + y0, xs + x0, depth[ys, xs], shade, n, label)
+        self._fill(y0, x0, ok, depth, shade, n, label)
 
-    def _fill(self, ys: np.ndarray, xs: np.ndarray, depth: np.ndarray, shade, n: np.ndarray, label: int) -> None:
-        """Shade the pixels (ys, xs) of the whole image whose rays meet the surface at camera ``depth``
-        (mm) and write them to the frame buffers.  Flat indices: one gather and one scatter per buffer."""
-        idx = ys * self.w + xs
-        pc = np.empty((idx.size, 3))  # camera mm (float64, from the float32 rays)
-        pc[:, 0] = self.XN.ravel()[idx] * depth
-        pc[:, 1] = self.YN.ravel()[idx] * depth
-        pc[:, 2] = depth
-        pc -= self.t
-        pt = pc @ self.R  # table mm: R^T (pc - t) for row vectors
-        self.color.reshape(-1, 3)[idx] = shade(pt, n)
-        self.depth.ravel()[idx] = depth
-        self.label.ravel()[idx] = label
-
+    def _fill(self, y0: int, x0: int, ok: np.ndarray, depth: np.ndarray, shade, n: np.ndarray, label: int) -> None:
+        """Shade the pixels of the box at (x0, y0) of the whole image where ``ok`` is set, whose rays meet
+        the surface at camera ``depth`` (mm, per pixel of the box), and write them to the frame buffers.
+        In bands of rows, so that the temporaries stay in the cache; boolean masks, not indices."""
+        h, w = ok.shape
+        rows = max(1, _FILL_CHUNK // w)
+        for r0 in range(0, h, rows):
+            m = ok[r0:r0 + rows]
+            if not m.any():
+                continue
+            band = (slice(y0 + r0, y0 + r0 + m.shape[0]), slice(x0, x0 + w))
+            d = depth[r0:r0 + rows][m]
+            pc = np.empty((d.size, 3))  # camera mm (float64, from the float32 rays)
+            pc[:, 0] = self.XN[band][m] * d
+            pc[:, 1] = self.YN[band][m] * d
+            pc[:, 2] = d
+            pc -= self.t
+            pt = pc @ self.R  # table mm: R^T (pc - t) for row vectors
+            self.color[band][m] = shade(pt, n)
+            self.depth[band][m] = d
+            self.label[band][m] = label
 
     def plane_fill(self, z: float, shade, label: int) -> None:
         """Fill every pixel whose ray meets the horizontal plane ``z`` before anything drawn so far
@@ -166,10 +173,7 @@ class Raster:
         with np.errstate(divide="ignore", invalid="ignore"):
             depth = np.float32(c_c) / denom
         ok = (depth > 0) & (depth < self.depth)
-        ys, xs = np.nonzero(ok)
-        if ys.size == 0:
-            return
-        self._fill(ys, xs, depth[ys, xs], shade, n, label)
+        self._fill(0, 0, ok, depth, shade, n, label)
 
 
 class ShadowMap:
