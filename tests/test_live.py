@@ -7,7 +7,7 @@ from referee.live import run_live
 
 def test_live_on_the_simulator_judges_each_settled_shot(tmp_path):
     scenes = []
-    summary = run_live("sim:pitchfleet:3?shots=2&lead=4&hand_frames=3&move_frames=4&settle_frames=12",
+    summary = run_live("sim:pitchfleet:3?shots=2&lead=4&hand_frames=2&move_frames=2&settle_frames=12",
                        None, tmp_path, size=(1280, 720), on_scene=scenes.append)
     assert summary.frames > 20
     # a settled view before the first shot and one after each shot, each judged exactly once
