@@ -40,9 +40,12 @@ FIX = Path(__file__).resolve().parent.parent / "fixtures" / "scenes"
 # Stop 41 mended those two (6 of 6 noisy re-readings of each now agree, their checks unmarked): the
 # fighter, posed the quick way, was weighed unfitted against a fitted cruiser (Detector._sized_in_photo),
 # and the beam lost its part of the outline when the split gave the ship's part to it.  Until the rest
-# are mended they run marked: XFAIL here, XPASS where the toss-up falls their way.
+# are mended they are marked and not run (each renders a bench scene, a minute of CI between them, and
+# an unstrict XFAIL asserts nothing): `pytest --runxfail` runs them, and 'tableref bench accuracy
+# --jitter' counts the toss-ups.
 FLIPS_ON_A_FRESH_MACHINE = pytest.mark.xfail(
-    strict=False, reason="a toss-up: imperceptible noise flips this reading (it fell the other way on stop 39)")
+    strict=False, run=False,
+    reason="a toss-up: imperceptible noise flips this reading (it fell the other way on stop 39)")
 
 
 # ------------------------------------------------------------------------------- value types
