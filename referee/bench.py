@@ -190,6 +190,7 @@ class AccRow:
     review: int = 0      # pieces flagged for a person to confirm
     unsteady: int = 0    # pieces read otherwise (found or missed, kind, colour, a verdict) in a jittered photo
     unsteady_clear: int = 0  # ... of them, pieces >= 1.5 mm from every boundary (or missed at first)
+    unsteady_silent: int = 0  # ... of them, pieces the first reading did not flag for a person (or missed)
 
 
 JITTER_SIGMA = 0.5  # grey levels: about a third of the values move by one level, far less than the noise
@@ -215,6 +216,12 @@ def piece_readings(s) -> tuple[dict[int, tuple], dict[int, float]]:
         readings[i] = tuple((v, lst[k][1]) for v, lst in per_piece)
         margins[i] = min((lst[k][2] for _, lst in per_piece), default=float("inf"))
     return readings, margins
+
+
+def flagged_pieces(s, review) -> set[int]:
+    """The true pieces (ids) whose match in a scored reading (:class:`vision.evaluate.SceneScore`)
+    the judgement flagged for a person to confirm (``review``: its per-piece flags)."""
+    return {int(i) for i, k in s.matched if bool(review[int(k)])}
 
 
 def _acc_job(args) -> AccRow:
@@ -264,6 +271,8 @@ def _acc_job(args) -> AccRow:
             changed |= {i for i in first if again.get(i) != first[i]}
         row.unsteady = len(changed)
         row.unsteady_clear = sum(margins.get(i, float("inf")) >= 1.5 for i in changed)
+        # a toss-up put before a person is not decided silently; one the reading is sure of is
+        row.unsteady_silent = len(changed - flagged_pieces(s, jud.review))
     return row
 
 

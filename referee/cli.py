@@ -630,7 +630,7 @@ def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, l
                           + ")")
     for c in ("game", "pieces", "missed (hidden under others, out of the photo)", "false/scene", "centre median mm",
               "centre p99 mm", "verdicts right (margin >= 1.5 mm)", "all verdicts right", "review", "ms median",
-              *(["read otherwise under noise (of them >= 1.5 mm clear)"] if jitter else [])):
+              *(["read otherwise under noise (of them >= 1.5 mm clear; not flagged for review)"] if jitter else [])):
         summary.add_column(c, justify="right")
     for g in gs:
         rs = [r for r in rows if r.game == g]
@@ -653,7 +653,8 @@ def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, l
                         f"{100 * right_all / max(total_all, 1):.2f}%",
                         f"{sum(r.review for r in rs)}",
                         f"{np.median([r.ms for r in rs if r.ms]) if any(r.ms for r in rs) else float('nan'):.0f}",
-                        *([f"{sum(r.unsteady for r in rs)} ({sum(r.unsteady_clear for r in rs)})"] if jitter else []))
+                        *([(f"{sum(r.unsteady for r in rs)} ({sum(r.unsteady_clear for r in rs)}; "
+                            f"{sum(r.unsteady_silent for r in rs)})")] if jitter else []))
     con.print(summary)
     con.print("targets: >= 99.5% verdicts right for pieces >= 1.5 mm from a boundary; centre <= 0.7 mm median, "
               "<= 2 mm p99; no missed pieces; <= 0.05 false pieces per scene")

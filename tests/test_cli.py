@@ -128,3 +128,17 @@ def test_piece_readings_compare_two_readings_piece_by_piece():
     assert r[1] == ("missed",)
     assert r[2] == (("kind", "disc"), ("outbound", "True")) and r[0] == (("kind", "disc"), ("outbound", "False"))
     assert margins == {2: 2.0, 0: 0.5}
+
+
+def test_flagged_pieces_are_the_true_pieces_whose_match_the_reading_flagged():
+    """Of a scored reading, the true pieces whose matched detection is flagged for a person: a
+    missed piece is never among them, and detections are looked up by their index, not the piece's."""
+    import numpy as np
+
+    from referee.bench import flagged_pieces
+    from vision.evaluate import SceneScore
+
+    s = SceneScore(4, 1, 0, missed_ids=[1], matched=[(2, 0), (0, 1), (3, 2)])
+    assert flagged_pieces(s, np.array([True, False, True])) == {2, 3}
+    assert flagged_pieces(s, np.array([False, True, False])) == {0}
+    assert flagged_pieces(s, np.zeros(3, bool)) == set()
