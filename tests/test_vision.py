@@ -180,6 +180,21 @@ def test_a_verdict_within_what_a_guessed_parallax_may_move_is_flagged(told, flag
     assert ("parallax" in j.reasons[0]) is flagged
 
 
+def test_a_piece_that_shows_only_a_sliver_past_another_is_that_close_to_not_being_seen():
+    """A piece is seen at all where its widest part that no other covers is ``min_seen_mm`` (2 mm)
+    wide: one showing 2.7 mm lies 0.7 mm from being read as not there, whatever its place says,
+    and a person confirms it, told why.  One seen whole (inf), or showing 30 mm, keeps the margin
+    of its place (~15.6 mm from the nearest zone)."""
+    cal = _pf_calibration()
+    whole = judge(_ship_at(60.0, 300.0), cal)
+    assert 3.0 < whole.margin_mm[0] < 28.0 and not whole.review[0]
+    for seen, margin in [(np.inf, whole.margin_mm[0]), (30.0, whole.margin_mm[0]), (2.7, 0.7)]:
+        j = judge(_ship_at(60.0, 300.0), cal, seen_mm=[seen])
+        assert j.margin_mm[0] == pytest.approx(margin, abs=0.01)
+        assert bool(j.review[0]) is bool(margin < 1.5)
+        assert ("2.7 mm of it shows" in j.reasons[0]) is (seen == 2.7)
+
+
 def test_zones_touched_with_margins():
     cal = _pf_calibration()
     mars = next(z for z in cal.data.zones if z.id == "mars/planet")

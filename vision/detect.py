@@ -75,6 +75,9 @@ class Candidate:
     hidden: bool = False  # not seen: inferred (a disc under a stacked one)
     faint: bool = False   # found as a piece the colour of a shadow (Detector._shadow_coloured)
     note: str = ""        # what the reading rests on, where a person should know it (the verdict's reason)
+    # the width (mm) of its widest part no other piece of its reading covers (inf: posed alone); its
+    # being seen at all is decided by this against ``min_seen_mm``
+    seen_mm: float = np.inf
     # the outline of the region of change it was posed on, shared by the pieces posed together on it
     # (image px, in order along it; kept where a region held more than one piece)
     region: np.ndarray | None = field(default=None, repr=False)
@@ -357,7 +360,8 @@ class Detector:
     def _judged(self, cands: list[Candidate]) -> Judgement:
         """The judgement of a frame's pieces."""
         return judge(self._to_detections(cands), self.cal, [c.state for c in cands], [c.pit for c in cands],
-                     [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands])
+                     [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands],
+                     seen_mm=[c.seen_mm for c in cands])
 
     def _detect_once(self, frame: np.ndarray, previous: FrameResult | None,
                      kept: FrameResult | None = None) -> FrameResult:
@@ -947,12 +951,15 @@ class Detector:
             # for a crescent of rim, blur and shade) is not seen: it may have soaked up a highlight
             # or a shadow, but neither its colour nor its being there can come from that crescent.
             # The least seen goes first (of two pieces on one spot, one stays, then seen whole).
+            widths = [np.inf]
             while len(fits) > 1:
                 widths = [self._seen_mm(comp, masks, i, fits[i]) for i in range(len(fits))]
                 worst = int(np.argmin(widths))
                 if widths[worst] >= self.cfg.min_seen_mm:
                     break
                 del fits[worst], masks[worst], ups[worst]
+            if len(fits) == 1:
+                widths = [np.inf]
             if on_one_another(fits):
                 return np.inf, []  # one piece per place: pieces lying on one another are not a reading
             if _overlapping([f.footprint() for f, up in zip(fits, ups) if up]):
@@ -968,6 +975,7 @@ class Detector:
                 # a piece's colour from where it is alone: where two overlap, one hides the other
                 own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
+                cands[-1].seen_mm = float(widths[i])
             scored = [c.fit for c in cands]
             if len(fits) < kk:
                 # the outline the unseen pieces were fitted to is now the others' to explain
@@ -1801,7 +1809,7 @@ class Detector:
                 # off the boards: it lies on the table, lower by the board's thickness
                 f2 = self._refit(f, -self.T, None, (f.x, f.y, f.heading))
                 if not shapely.contains_xy(support, f2.x, f2.y):
-                    out.append(Candidate(f2, c.color_conf, "off_board", upright=c.upright))
+                    out.append(Candidate(f2, c.color_conf, "off_board", upright=c.upright, seen_mm=c.seen_mm))
                     continue
             out.append(c)
         if len(self.pits):
@@ -1886,11 +1894,14 @@ class Detector:
                     on.note = notes.get(j, "")
                     out += [on, under]
                 else:
-                    out.append(Candidate(posed_in[j], c.color_conf, "in_pit", pit_id, max(mg, 5.0)))
+                    out.append(Candidate(posed_in[j], c.color_conf, "in_pit", pit_id, max(mg, 5.0), seen_mm=c.seen_mm))
             elif st in ("sunk", "over") and j in occupied:
                 base = -depth + (1 + tier.get(i, 0) + (1 if j in on_hidden else 0)) * f.shape.height_mm
                 f2 = self._refit(f, base, None, (f.x, f.y, 0.0))
-                out.append(Candidate(f2, c.color_conf, "stacked", pit_id, mg))
+                # (it lies on the pit's disc as far as that one is seen: of one that shows only a sliver,
+                # barely ``min_seen_mm`` wide, the reading hangs on that sliver)
+                under_seen = cands[occupied[j]].seen_mm - self.cfg.min_seen_mm
+                out.append(Candidate(f2, c.color_conf, "stacked", pit_id, min(mg, under_seen), seen_mm=c.seen_mm))
             elif st == "over":
                 # a disc hanging on a pit's edge has its weight over the board (its centre at least
                 # the pit's radius from the pit's centre, or it tips in); one flat further in lies
@@ -1900,11 +1911,11 @@ class Detector:
                 if inside > 0:
                     out += self._on_hidden(c, j, inside)
                 else:
-                    out.append(Candidate(f, c.color_conf, "hanging", pit_id, mg))
+                    out.append(Candidate(f, c.color_conf, "hanging", pit_id, mg, seen_mm=c.seen_mm))
             elif st == "sunk":
-                out.append(Candidate(f, c.color_conf, "in_pit", pit_id, mg))
+                out.append(Candidate(f, c.color_conf, "in_pit", pit_id, mg, seen_mm=c.seen_mm))
             else:
-                out.append(Candidate(f, c.color_conf, st, None, mg))
+                out.append(Candidate(f, c.color_conf, st, None, mg, seen_mm=c.seen_mm))
         # one disc hidden in a pit (several discs lying over it rest on one stack), none where one is seen
         seen_in = {c.pit for c in out if c.state == "in_pit" and not c.hidden}
         first = {}
@@ -2103,7 +2114,7 @@ class Detector:
                    None)
         x, y = (lay.x, lay.y) if lay is not None else (float(self.pit_c[j][0]), float(self.pit_c[j][1]))
         under = Fit(f.shape, x, y, 0.0, -depth, 0.0, 0.0, 1.0, 0, 0.0)
-        return [Candidate(f_on, c.color_conf, "stacked", pit.id, margin),
+        return [Candidate(f_on, c.color_conf, "stacked", pit.id, margin, seen_mm=c.seen_mm),
                 Candidate(under, 0.0, "in_pit", pit.id, margin, hidden=True)]
 
     def _to_detections(self, cands: list[Candidate]) -> Detections:

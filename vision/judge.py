@@ -78,12 +78,16 @@ def parallax_doubt_mm(det: Detections, cal: Calibration) -> np.ndarray:
 
 def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pits: list[str | None] | None = None,
           pit_margins: list[float] | None = None, cfg: VisionConfig | None = None,
-          confidences: np.ndarray | None = None, notes: list[str] | None = None) -> Judgement:
+          confidences: np.ndarray | None = None, notes: list[str] | None = None,
+          seen_mm: list[float] | None = None) -> Judgement:
     """Judge detections: outbound, zones touched, pit state, grid space, margins and review flags.
 
     ``states``/``pits`` come from the detector where the elevation told it (in a pit, stacked,
     on another piece, on the table); otherwise the state follows from the geometry here.
     ``notes``: what the detector says of a piece's reading, added to its reason ("" for none).
+    ``seen_mm``: the width of the widest part of each piece that no other one covers (inf: seen
+    whole).  A piece is seen at all from ``cfg.min_seen_mm``, so its being there is that close to
+    flipping: its margin is at most the difference.
     """
     cfg = cfg or VisionConfig()
     n = len(det)
@@ -153,6 +157,11 @@ def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pi
             d = float(shapely.distance(cal.space_geoms[s].boundary, centres[i]))
             margins[i] = min(margins[i], d)
             why.append(f"on {spaces[i]} ({d:.1f} mm from its edge)")
+        if seen_mm is not None and np.isfinite(seen_mm[i]):
+            d = float(seen_mm[i]) - cfg.min_seen_mm
+            margins[i] = min(margins[i], d)
+            why.append(f"only {seen_mm[i]:.1f} mm of it shows past the others ({d:.1f} mm over the "
+                       f"{cfg.min_seen_mm:.1f} mm a piece must show to be seen)")
         if notes is not None and notes[i]:
             why.append(notes[i])
         reasons[i] = "; ".join(why)
