@@ -1900,8 +1900,11 @@ class Detector:
                 f2 = self._refit(f, base, None, (f.x, f.y, 0.0))
                 # (it lies on the pit's disc as far as that one is seen: of one that shows only a sliver,
                 # barely ``min_seen_mm`` wide, the reading hangs on that sliver)
-                under_seen = cands[occupied[j]].seen_mm - self.cfg.min_seen_mm
-                out.append(Candidate(f2, c.color_conf, "stacked", pit_id, min(mg, under_seen), seen_mm=c.seen_mm))
+                under = cands[occupied[j]].seen_mm
+                by_under = under - self.cfg.min_seen_mm < mg
+                out.append(Candidate(f2, c.color_conf, "stacked", pit_id, min(mg, under - self.cfg.min_seen_mm),
+                                     seen_mm=c.seen_mm,
+                                     note=f"on a disc of which {under:.1f} mm shows" if by_under else ""))
             elif st == "over":
                 # a disc hanging on a pit's edge has its weight over the board (its centre at least
                 # the pit's radius from the pit's centre, or it tips in); one flat further in lies

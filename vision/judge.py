@@ -160,7 +160,7 @@ def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pi
         if seen_mm is not None and np.isfinite(seen_mm[i]):
             d = float(seen_mm[i]) - cfg.min_seen_mm
             margins[i] = min(margins[i], d)
-            why.append(f"only {seen_mm[i]:.1f} mm of it shows past the others ({d:.1f} mm over the "
+            why.append(f"{seen_mm[i]:.1f} mm of it shows past the others ({d:.1f} mm over the "
                        f"{cfg.min_seen_mm:.1f} mm a piece must show to be seen)")
         if notes is not None and notes[i]:
             why.append(notes[i])
