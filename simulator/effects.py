@@ -33,6 +33,9 @@ def _linear_to_srgb(x: np.ndarray) -> np.ndarray:
     return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
 
 
+BAND_PIXELS = 1 << 15  # pixels processed at once by the renderer's fill and the sensor (bands of rows)
+
+
 def apply_sensor(radiance: np.ndarray, sensor, lighting, camera, rng: np.random.Generator):
     """Linear BGR radiance (H,W,3 float32) -> (BGR uint8 image, JPEG bytes or None)."""
     h, w = radiance.shape[:2]
@@ -59,7 +62,7 @@ def apply_sensor(radiance: np.ndarray, sensor, lighting, camera, rng: np.random.
     noisy = sensor.noise > 0 or sensor.shot_noise > 0
     z = rng.standard_normal(x.shape).astype(np.float32) if noisy else None  # drawn at once: the same stream
     img = np.empty(x.shape, np.uint8)
-    rows = max(1, (1 << 15) // max(1, w))
+    rows = max(1, BAND_PIXELS // max(1, w))
     for r in range(0, h, rows):  # in bands of rows, so that the temporaries stay in the cache
         band = slice(r, r + rows)
         v = _linear_to_srgb(x[band]) * 255.0

@@ -26,7 +26,7 @@ from calibration.model import Layout
 from calibration.profile import BoardProfile
 
 from . import art
-from .effects import apply_sensor, light_color
+from .effects import BAND_PIXELS, apply_sensor, light_color
 from .scene import PieceTruth, SceneFile
 from .shapes import Prism, piece_prisms, piece_to_table, solid_vertices, table_to_piece
 
@@ -80,9 +80,6 @@ def _normalized_grid(key: tuple) -> tuple[np.ndarray, np.ndarray]:
     up = cv2.resize(n, (nx * g, ny * g), interpolation=cv2.INTER_LINEAR)
     up = up[k:k + h, k:k + w]
     return np.ascontiguousarray(up[..., 0]), np.ascontiguousarray(up[..., 1])
-
-
-_FILL_CHUNK = 1 << 15  # pixels shaded at once by Raster._fill
 
 
 class Raster:
@@ -146,7 +143,7 @@ class Raster:
         the surface at camera ``depth`` (mm, per pixel of the box), and write them to the frame buffers.
         In bands of rows, so that the temporaries stay in the cache; boolean masks, not indices."""
         h, w = ok.shape
-        rows = max(1, _FILL_CHUNK // w)
+        rows = max(1, BAND_PIXELS // w)
         for r0 in range(0, h, rows):
             m = ok[r0:r0 + rows]
             if not m.any():

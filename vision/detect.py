@@ -951,15 +951,13 @@ class Detector:
             # for a crescent of rim, blur and shade) is not seen: it may have soaked up a highlight
             # or a shadow, but neither its colour nor its being there can come from that crescent.
             # The least seen goes first (of two pieces on one spot, one stays, then seen whole).
-            widths = [np.inf]
             while len(fits) > 1:
                 widths = [self._seen_mm(comp, masks, i, fits[i]) for i in range(len(fits))]
                 worst = int(np.argmin(widths))
                 if widths[worst] >= self.cfg.min_seen_mm:
                     break
                 del fits[worst], masks[worst], ups[worst]
-            if len(fits) == 1:
-                widths = [np.inf]
+            seen = widths if len(fits) > 1 else [np.inf] * len(fits)  # (one piece left: seen whole)
             if on_one_another(fits):
                 return np.inf, []  # one piece per place: pieces lying on one another are not a reading
             if _overlapping([f.footprint() for f, up in zip(fits, ups) if up]):
@@ -975,7 +973,7 @@ class Detector:
                 # a piece's colour from where it is alone: where two overlap, one hides the other
                 own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
-                cands[-1].seen_mm = float(widths[i])
+                cands[-1].seen_mm = float(seen[i])
             scored = [c.fit for c in cands]
             if len(fits) < kk:
                 # the outline the unseen pieces were fitted to is now the others' to explain
@@ -1901,10 +1899,9 @@ class Detector:
                 # (it lies on the pit's disc as far as that one is seen: of one that shows only a sliver,
                 # barely ``min_seen_mm`` wide, the reading hangs on that sliver)
                 under = cands[occupied[j]].seen_mm
-                by_under = under - self.cfg.min_seen_mm < mg
-                out.append(Candidate(f2, c.color_conf, "stacked", pit_id, min(mg, under - self.cfg.min_seen_mm),
-                                     seen_mm=c.seen_mm,
-                                     note=f"on a disc of which {under:.1f} mm shows" if by_under else ""))
+                under_mg = under - self.cfg.min_seen_mm
+                out.append(Candidate(f2, c.color_conf, "stacked", pit_id, min(mg, under_mg), seen_mm=c.seen_mm,
+                                     note=f"on a disc of which {under:.1f} mm shows" if under_mg < mg else ""))
             elif st == "over":
                 # a disc hanging on a pit's edge has its weight over the board (its centre at least
                 # the pit's radius from the pit's centre, or it tips in); one flat further in lies
