@@ -42,7 +42,18 @@ class Fit:
         return footprint_mm(self.shape, self.x, self.y, self.heading)
 
     def hulls(self, cam: CameraModel) -> list[np.ndarray]:
-        return silhouette_hulls(self.shape, cam, self.x, self.y, self.heading, self.base_mm, self.clip_below)
+        """The pose's silhouette (see :func:`silhouette_hulls`; image px).  Kept with the pose it was
+        projected for: a frame's pieces are asked for theirs many times over (suppression, stacking,
+        colours, judgement), and a piece taken over from the frame before keeps its own.  (The
+        arrays are shared: not to be written to.)"""
+        # (by identity the camera and the shape, which the entry holds, so that neither id is reused)
+        key = (id(cam), id(self.shape), self.x, self.y, self.heading, self.base_mm, self.clip_below)
+        got = self.__dict__.get("_hulls")
+        if got is None or got[0] != key:
+            got = (key, (cam, self.shape), silhouette_hulls(self.shape, cam, self.x, self.y, self.heading,
+                                                            self.base_mm, self.clip_below))
+            self.__dict__["_hulls"] = got
+        return list(got[2])
 
     def off_edge_px(self, cam: CameraModel, pts_px: np.ndarray) -> np.ndarray:
         """How far (px) each outline point lies from the edge of this pose's silhouette, grown by its
