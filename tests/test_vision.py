@@ -506,6 +506,42 @@ def test_a_darkening_wider_than_a_shadow_can_be_is_a_change():
     assert abs(x0 - 40) <= 3 and abs(x1 - 140) <= 3 and abs(y0 - 60) <= 3 and abs(y1 - 180) <= 3
 
 
+def test_a_change_map_worked_out_again_only_where_the_picture_changed_is_the_whole_ones():
+    """After a shot the change map is worked out again only around what changed since the frame
+    before (``since``): the same map as worked out whole, pixel for pixel; where the light changed,
+    it is worked out whole (gains and threshold fitted anew)."""
+    from vision.foreground import Background
+
+    ref = _textured(240, 320)
+    bg = Background(ref, scale=0.5, shadow_px=20, smooth_px=3.0, textured_frac=0.05)
+    before = ref.copy()
+    before[40:90, 30:80] = (200, 40, 40)          # a piece
+    before[150:200, 40:140] = (ref[150:200, 40:140] * 0.55).astype(np.uint8)  # a darkening too wide for a shadow
+    after = before.copy()
+    after[40:90, 30:80] = ref[40:90, 30:80]        # the piece shot away ...
+    after[120:170, 200:250] = (40, 40, 200)        # ... and another come to rest
+    after[170:178, 200:250] = (ref[170:178, 200:250] * 0.6).astype(np.uint8)  # with its shadow
+    first = bg.changes(before, min_area_px=100)
+    whole = bg.changes(after, min_area_px=100)
+    since = bg.changes(after, min_area_px=100, since=first)
+    assert len(whole.blobs) == 2
+    np.testing.assert_array_equal(since.small, whole.small)
+    np.testing.assert_array_equal(since.score, whole.score)
+    np.testing.assert_array_equal(since.mask, whole.mask)
+    assert [b.bbox for b in since.blobs] == [b.bbox for b in whole.blobs]
+    # nothing changed: the same map
+    again = bg.changes(before, min_area_px=100, since=first)
+    np.testing.assert_array_equal(again.mask, first.mask)
+    assert [b.bbox for b in again.blobs] == [b.bbox for b in first.blobs]
+    # the lamp dimmed by 10%: the map is worked out whole, its gains fitted to the new light
+    dim = (after * 0.9).astype(np.uint8)
+    lit = bg.changes(dim, min_area_px=100, since=first)
+    whole_dim = bg.changes(dim, min_area_px=100)
+    np.testing.assert_allclose(lit.gains, whole_dim.gains)
+    assert abs(float(lit.gains[0]) - 0.9) < 0.02
+    assert [b.bbox for b in lit.blobs] == [b.bbox for b in whole_dim.blobs]
+
+
 def test_the_change_maps_fast_helpers_give_their_plain_definitions():
     from vision.foreground import Background, _opening, channel_max, components, fill_holes, median
 

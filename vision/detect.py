@@ -370,13 +370,16 @@ class Detector:
         import time
 
         t0 = time.perf_counter()
-        ch = self.bg.changes(frame, min_area_px=self.min_area_px, close_px=self._close_px) if kept is None else kept._changes
+        ours = previous is not None and previous._by == id(self)  # (judged by this detector)
+        # (after a shot, the change map is worked out again only where the picture changed since)
+        ch = kept._changes if kept is not None else self.bg.changes(
+            frame, min_area_px=self.min_area_px, close_px=self._close_px,
+            since=previous._changes if ours else None)
         t1 = time.perf_counter()
         cands: list[Candidate] = []
         regions: list[_Region] = []
         hand = False
         reused = 0
-        ours = previous is not None and previous._by == id(self)  # (judged by this detector)
         self._refits_before = {**(previous._refits if ours else {}), **(kept._refits if kept is not None else {})}
         # the pieces this detector found on the table before (the last settled frame): one that lay
         # there still lies under any that came to rest on it

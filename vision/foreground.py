@@ -44,6 +44,9 @@ class ChangeMap:
     scale: float             # working scale / full resolution
     blobs: list[Blob]
     small: np.ndarray | None = None  # the frame at working scale, blurred a little (float32)
+    raw: np.ndarray | None = None    # the frame at working scale, not blurred (uint8; None for another type)
+    changed: np.ndarray | None = None  # (h, w) bool: the largest channel difference from the
+                                       # reference over the threshold (shadows and all)
 
 
 def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -172,10 +175,17 @@ class Background:
             self.board_small = None
 
     def _prep(self, img: np.ndarray) -> np.ndarray:
-        """The working-scale copy, blurred by ``BLUR_PX``, float32.  An 8-bit image is filtered into
+        """The working-scale copy, blurred by ``BLUR_PX``, float32."""
+        return self._blur(self._shrink(img))
+
+    def _shrink(self, img: np.ndarray) -> np.ndarray:
+        """The working-scale copy, not blurred (of the image's type)."""
+        return cv2.resize(img, self.size_small, interpolation=cv2.INTER_AREA) if self.scale != 1 else img
+
+    def _blur(self, small: np.ndarray) -> np.ndarray:
+        """A working-scale copy blurred by ``BLUR_PX``, float32.  An 8-bit image is filtered into
         float directly: the values of blurring its float copy (to float rounding, ~3e-5; at the
         working size of a 1080p frame, to the bit), without the copy."""
-        small = cv2.resize(img, self.size_small, interpolation=cv2.INTER_AREA) if self.scale != 1 else img
         if small.dtype != np.uint8 or not small.flags.c_contiguous:
             return cv2.GaussianBlur(small.astype(np.float32), (0, 0), self.BLUR_PX)
         k = _gaussian_kernel(self.BLUR_PX)
@@ -230,35 +240,106 @@ class Background:
         return plain, plain
 
     def changes(self, frame_bgr: np.ndarray, min_area_px: float = 30.0, k_sigma: float = 6.0,
-                min_threshold: float = 16.0, close_px: int = 3) -> ChangeMap:
+                min_threshold: float = 16.0, close_px: int = 3, since: ChangeMap | None = None,
+                light_tol: float = 0.02, since_max_frac: float = 0.3) -> ChangeMap:
         """Regions of change (full-resolution boxes).  A region's area is what its outline encloses
         once gaps up to ``close_px`` (working-scale px) are closed: a piece much like the board behind
-        it (a dark card back on a dark mat) may change the picture only along its edges, in pieces."""
-        small = self._prep(frame_bgr)
-        gains = self.fit_gains(small, self.small, self.board_small)
-        # a cheap first pass over the whole picture: the largest channel difference (an upper bound
-        # of the score but for shadows, whose score is lower still); the full score, with its shadow
-        # test, only where that pass sees something
-        # (the gains as a colour transform: a diagonal matrix, 3x faster than a per-channel multiply)
-        r_g = cv2.transform(self.small, np.diag(gains).astype(np.float32))
-        d = cv2.absdiff(small, r_g)
-        dmax = channel_max(d)
-        sample = dmax[::3, ::3]  # the noise level from a ninth of the pixels is as good
-        mad = float(median(np.abs(sample - median(sample))))
-        thr = max(min_threshold, k_sigma * 1.4826 * mad)
-        s = np.zeros(dmax.shape, np.float32)
-        cand = (dmax > thr).view(np.uint8)
-        if cand.any():
-            # the boxes of the candidate changes, found on a copy 4x smaller (a pixel there is set
-            # if any of its 16 is), grown by 2 px
-            hh, ww = cand.shape
-            q = cv2.resize(cand * np.uint8(255), (-(-ww // 4), -(-hh // 4)), interpolation=cv2.INTER_AREA) > 0
-            n0, _, st0, _ = components(q.view(np.uint8))
-            for i in range(1, n0):
-                x0, y0 = max(0, 4 * st0[i, 0] - 2), max(0, 4 * st0[i, 1] - 2)
-                x1, y1 = min(ww, 4 * (st0[i, 0] + st0[i, 2]) + 2), min(hh, 4 * (st0[i, 1] + st0[i, 3]) + 2)
+        it (a dark card back on a dark mat) may change the picture only along its edges, in pieces.
+
+        ``since``: this background's map of an earlier frame of the same table (the last settled
+        one).  Where the frame does not differ from that one by the threshold, its map stands, and
+        the map is worked out again only around what changed (with its gains and threshold): after a
+        shot, where the shot moved pieces.  Not so where the light changed since (any channel by
+        ``light_tol`` over the picture) or more than ``since_max_frac`` of it changed."""
+        raw = self._shrink(frame_bgr)
+        got = self._since(raw, since, light_tol, since_max_frac) if since is not None else None
+        if got is not None:
+            small, s, cand = got
+            gains, thr = since.gains, since.threshold
+        else:
+            small = self._blur(raw)
+            gains = self.fit_gains(small, self.small, self.board_small)
+            # a cheap first pass over the whole picture: the largest channel difference (an upper
+            # bound of the score but for shadows, whose score is lower still); the full score, with
+            # its shadow test, only where that pass sees something
+            # (the gains as a colour transform: a diagonal matrix, 3x faster than a per-channel multiply)
+            r_g = cv2.transform(self.small, np.diag(gains).astype(np.float32))
+            dmax = channel_max(cv2.absdiff(small, r_g))
+            sample = dmax[::3, ::3]  # the noise level from a ninth of the pixels is as good
+            mad = float(median(np.abs(sample - median(sample))))
+            thr = max(min_threshold, k_sigma * 1.4826 * mad)
+            s = np.zeros(dmax.shape, np.float32)
+            cand = dmax > thr
+            for x0, y0, x1, y1 in self._candidate_boxes(cand):
                 s[y0:y1, x0:x1] = self.score(small[y0:y1, x0:x1], self.small[y0:y1, x0:x1], gains,
                                              self._wide_px(self.scale))
+        return self._regions(frame_bgr, small, raw, s, cand, gains, thr, min_area_px, close_px)
+
+    @staticmethod
+    def _candidate_boxes(cand: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """The boxes (working-scale px) where the full change score is worked out: those of the
+        candidate changes (``cand``, bool), found on a copy 4x smaller (a pixel there is set if any
+        of its 16 is), grown by 2 px."""
+        if not cand.any():
+            return []
+        hh, ww = cand.shape
+        q = cv2.resize(cand.view(np.uint8) * np.uint8(255), (-(-ww // 4), -(-hh // 4)),
+                       interpolation=cv2.INTER_AREA) > 0
+        n0, _, st0, _ = components(q.view(np.uint8))
+        return [(max(0, 4 * st0[i, 0] - 2), max(0, 4 * st0[i, 1] - 2),
+                 min(ww, 4 * (st0[i, 0] + st0[i, 2]) + 2), min(hh, 4 * (st0[i, 1] + st0[i, 3]) + 2))
+                for i in range(1, n0)]
+
+    def _since(self, raw: np.ndarray, since: ChangeMap, light_tol: float, max_frac: float):
+        """The blurred working-scale frame, change score and candidate changes (see :meth:`changes`)
+        from ``since``'s, worked out again only around where ``raw`` (the working-scale frame, not
+        blurred) differs from its frame by the threshold; None where they cannot be (see
+        :meth:`changes`).  Around: as far as a changed pixel reaches into the blurred frame and into
+        the wide-darkening test of the score."""
+        if since.raw is None or since.changed is None or raw.dtype != np.uint8 or raw.shape != since.raw.shape \
+                or since.scale != self.scale or not raw.flags.c_contiguous:
+            return None
+        g = self.fit_gains(raw, since.raw, self.board_small)
+        if float(np.max(np.abs(g - 1.0))) > light_tol:
+            return None  # (the light changed: the gains and the noise level are fitted anew)
+        thr, gains = since.threshold, since.gains
+        moved = (channel_max(cv2.absdiff(raw, since.raw)) > thr).view(np.uint8)
+        # (specks of noise: a 2 px opening, as the map's own)
+        moved = cv2.morphologyEx(moved, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        small, s, cand = since.small, since.score, since.changed
+        if not moved.any():
+            return small, s, cand
+        k = _gaussian_kernel(self.BLUR_PX)
+        kr = len(k) // 2
+        reach = kr + self._wide_px(self.scale) + 2
+        hh, ww = moved.shape
+        boxes = []
+        for x0, y0, x1, y1 in self._candidate_boxes(moved > 0):
+            boxes.append((max(0, x0 - reach), max(0, y0 - reach), min(ww, x1 + reach), min(hh, y1 + reach)))
+        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) > max_frac * hh * ww:
+            return None
+        small, s, cand = small.copy(), s.copy(), cand.copy()
+        diag = np.diag(gains).astype(np.float32)
+        for x0, y0, x1, y1 in boxes:
+            # the blur of the frame there, from the frame around it (as far as the kernel reaches):
+            # the values blurring the whole frame gives
+            e0, f0, e1, f1 = max(0, x0 - kr), max(0, y0 - kr), min(ww, x1 + kr), min(hh, y1 + kr)
+            b = cv2.sepFilter2D(np.ascontiguousarray(raw[f0:f1, e0:e1]), cv2.CV_32F, k, k)
+            small[y0:y1, x0:x1] = b[y0 - f0:y1 - f0, x0 - e0:x1 - e0]
+            r_g = cv2.transform(self.small[y0:y1, x0:x1], diag)
+            cand[y0:y1, x0:x1] = channel_max(cv2.absdiff(small[y0:y1, x0:x1], r_g)) > thr
+            s[y0:y1, x0:x1] = 0.0
+        for x0, y0, x1, y1 in self._candidate_boxes(cand):
+            if any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in boxes):
+                s[y0:y1, x0:x1] = self.score(small[y0:y1, x0:x1], self.small[y0:y1, x0:x1], gains,
+                                             self._wide_px(self.scale))
+        return small, s, cand
+
+    def _regions(self, frame_bgr: np.ndarray, small: np.ndarray, raw: np.ndarray, s: np.ndarray,
+                 cand: np.ndarray, gains: np.ndarray, thr: float, min_area_px: float,
+                 close_px: int) -> ChangeMap:
+        """The map's regions of change from its score ``s`` and candidate changes ``cand`` (see
+        :meth:`changes`)."""
         mask = (s > thr).view(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
@@ -276,12 +357,14 @@ class Background:
                 continue
             blobs.append(self._blob(stats[i], mask.shape))
         if pieces is not None:
-            blobs += self._shadow_like(small, gains, dmax, pieces, thr, min_area_px, frame_bgr)
-        return ChangeMap(s, mask, gains, thr, self.scale, blobs, small)
+            blobs += self._shadow_like(small, gains, cand, pieces, thr, min_area_px, frame_bgr)
+        return ChangeMap(s, mask, gains, thr, self.scale, blobs, small,
+                         raw if raw.dtype == np.uint8 else None, cand)
 
-    def _shadow_like(self, small, gains, dmax, pieces, thr: float, min_area_px: float,
+    def _shadow_like(self, small, gains, cand, pieces, thr: float, min_area_px: float,
                      frame_bgr: np.ndarray | None = None) -> list[Blob]:
-        """Regions that changed (``dmax`` above ``thr``) outside ``pieces`` — like a shadow, every
+        """Regions that changed (``cand``: the largest channel difference over ``thr``) outside
+        ``pieces`` — like a shadow, every
         channel by a similar ratio, or in specks too small to be a piece — and touch no region of
         ``pieces`` (a shadow lies by the piece that casts it) or are wider than a shadow can be (see
         ``plain_min_r_px``), but whose picture is not the board's scaled by a smooth ratio over
@@ -291,7 +374,7 @@ class Background:
         up to ``plain_max_px``, come back ``plain``."""
         # (with the regions of clear change too small to be a piece: a grey rock's lighter facets
         # may differ in colour too, in specks)
-        shade = ((dmax > thr) & (pieces == 0)).view(np.uint8)
+        shade = (cand & (pieces == 0)).view(np.uint8)
         near = cv2.dilate(pieces, np.ones((5, 5), np.uint8)) > 0
         if np.count_nonzero(shade & ~near) * (1.0 / self.scale) ** 2 < min_area_px:
             return []  # all of it by the pieces: their shadows
