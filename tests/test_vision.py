@@ -195,6 +195,27 @@ def test_a_piece_that_shows_only_a_sliver_past_another_is_that_close_to_not_bein
         assert ("2.7 mm of it shows" in j.reasons[0]) is (seen == 2.7)
 
 
+def test_a_frame_judged_again_for_some_pieces_is_the_frame_judged_whole():
+    """Each piece's judgement is its own (its pose, state, pit and confidence): judging again only
+    the pieces whose colour confidence changed, and putting their rows in place, gives the frame
+    judged whole (the detector does so when a photo's colours make it surer of some names)."""
+    cal = _pf_calibration()
+    ships = [_ship_at(x, y) for x, y in [(60.0, 300.0), (3.0, 100.0), (-20.0, 100.0), (202.0, 100.0)]]
+    det = Detections(**{f: np.concatenate([getattr(d, f) for d in ships]) for f in
+                        ("kind", "color", "center_px", "center_mm", "footprint_mm", "height_mm")})
+    conf = np.array([0.9, 0.9, 0.9, 0.9])
+    first = judge(det, cal, confidences=conf)
+    conf2 = conf.copy()
+    conf2[[1, 3]] = [0.2, 0.95]
+    whole = judge(det, cal, confidences=conf2)
+    part = first.with_rows([1, 3], judge(det[[1, 3]], cal, confidences=conf2[[1, 3]]))
+    assert whole.review[1] and not first.review[1]
+    assert whole.to_json() == part.to_json()
+    assert not first.review[1]  # (the original is left as it was)
+    with pytest.raises(ValueError):
+        first.with_rows([0, 1], judge(det[[1]], cal))
+
+
 def test_zones_touched_with_margins():
     cal = _pf_calibration()
     mars = next(z for z in cal.data.zones if z.id == "mars/planet")

@@ -350,12 +350,14 @@ class Detector:
         """``res`` judged again (not posed again) with the colour confidence of each piece in
         ``conf`` (by id) set to its value there: how sure the colours the photos taught are of the
         name it keeps."""
-        cands = [c for c in res._cands if id(c) in conf]
-        if not cands:
+        idx = [i for i, c in enumerate(res._cands) if id(c) in conf]
+        if not idx:
             return res
-        for c in cands:
-            c.color_conf = conf[id(c)]
-        return replace(res, judgement=self._judged(res._cands))
+        for i in idx:
+            res._cands[i].color_conf = conf[id(res._cands[i])]
+        # (a piece's judgement is its own — its pose, state, pit and confidence — so those pieces
+        # are judged again, not the frame)
+        return replace(res, judgement=res.judgement.with_rows(idx, self._judged([res._cands[i] for i in idx])))
 
     def _judged(self, cands: list[Candidate]) -> Judgement:
         """The judgement of a frame's pieces."""

@@ -25,6 +25,26 @@ def _obj_array(items: list[Any]) -> np.ndarray:
     return out
 
 
+def _spliced(a, index, b) -> dict[str, Any]:
+    """The fields of dataclass of parallel arrays ``a`` with the rows at ``index`` replaced by those
+    of ``b`` (one per index, same fields), as new arrays."""
+    index = np.asarray(index, dtype=int)
+    if len(index) != len(b):
+        raise ValueError(f"{len(index)} rows to replace, {len(b)} given")
+    out = {}
+    for f in fields(a):
+        v = getattr(a, f.name)
+        if isinstance(v, np.ndarray) and f.name != "detections":
+            v = v.copy()
+            if v.dtype == object:
+                for k, i in enumerate(index):  # (rows that are arrays or tuples themselves)
+                    v[i] = getattr(b, f.name)[k]
+            else:
+                v[index] = getattr(b, f.name)
+        out[f.name] = v
+    return out
+
+
 @dataclass(eq=False)
 class Detections:
     kind: np.ndarray                      # (N,) str
@@ -81,6 +101,10 @@ class Detections:
             index = [int(index)]
         vals = {f.name: getattr(self, f.name)[index] for f in fields(self)}
         return Detections(**vals)
+
+    def with_rows(self, index, other: Detections) -> Detections:
+        """A copy with the rows at ``index`` (in order) replaced by ``other``'s."""
+        return Detections(**_spliced(self, index, other))
 
     def __iter__(self) -> Iterator["Detections"]:
         for i in range(len(self)):

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .detections import Detections, _obj_array
+from .detections import Detections, _obj_array, _spliced
 
 STATES = ("surface", "in_pit", "stacked", "hanging", "off_board", "on_piece", "face_up", "face_down")
 
@@ -69,6 +69,12 @@ class Judgement:
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
         vals = {f.name: getattr(self, f.name)[index] for f in fields(self)}
+        return Judgement(**vals)
+
+    def with_rows(self, index, other: Judgement) -> Judgement:
+        """A copy with the rows at ``index`` (in order) replaced by ``other``'s, detections and all."""
+        vals = _spliced(self, index, other)
+        vals["detections"] = self.detections.with_rows(index, other.detections)
         return Judgement(**vals)
 
     def row(self, i: int) -> dict[str, Any]:
