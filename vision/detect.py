@@ -102,7 +102,7 @@ class FrameResult:
     timings: dict[str, float] = field(default_factory=dict)
     reused: int = 0                # regions whose pieces were taken over from the previous frame
     _regions: list[_Region] = field(default_factory=list, repr=False)
-    _refits: dict = field(default_factory=dict, repr=False)
+    _refits: dict = field(default_factory=dict, repr=False)  # refits and stacking orders (see _refit, _on_top)
     _small: np.ndarray | None = field(default=None, repr=False)  # the frame at the change map's scale
     _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
     _cands: list[Candidate] = field(default_factory=list, repr=False)  # the pieces, in the judgement's order
@@ -503,6 +503,21 @@ class Detector:
         got = self._refits_before.get(key)
         if got is None or got[0] is not f:
             got = (f, fit_one(f.shape, self.cam, f.points, base_mm, clip_below, init=init))
+        self._refits_now[key] = got
+        return got[1]
+
+    def _on_top(self, frame: np.ndarray, a: Candidate, b: Candidate, edges: bool = True) -> int | None:
+        """Which of two overlapping pieces lies on the other (0: ``a``, 1: ``b``; None: the photo
+        does not tell): by the colour where they overlap (:meth:`_upper`), else, with ``edges``, by
+        whose edge runs on there (:meth:`_upper_by_edges`).  Two pieces taken over from the frame
+        before (posed as they were: their regions did not change) are told as they were then."""
+        key = ("on_top", id(a.fit), id(b.fit), a.hidden, b.hidden, edges)
+        got = self._refits_before.get(key)
+        if got is None or got[0][0] is not a.fit or got[0][1] is not b.fit:
+            u = self._upper(frame, a, b)
+            if u is None and edges:
+                u = self._upper_by_edges(frame, a, b)
+            got = ((a.fit, b.fit), u)
         self._refits_now[key] = got
         return got[1]
 
@@ -1694,9 +1709,7 @@ class Detector:
                 if _overlap(polys[i], polys[k]) > 0.15:
                     top, low = (i, k) if cands[i].fit.rms_px <= cands[k].fit.rms_px else (k, i)
                     if frame is not None:
-                        u = self._upper(frame, cands[i], cands[k])
-                        if u is None:
-                            u = self._upper_by_edges(frame, cands[i], cands[k])
+                        u = self._on_top(frame, cands[i], cands[k])
                         if u is not None:
                             top, low = (i, k) if u == 0 else (k, i)
                     # ... but one of them that lay there before the shot, the other not, is under it
@@ -1857,7 +1870,7 @@ class Detector:
             for j in list(occupied):
                 at = [k for k, o in enumerate(states) if o[1] == j and o[0] in ("sunk", "over")]
                 if len(at) == 2:
-                    top = self._upper(frame, cands[at[0]], cands[at[1]])
+                    top = self._on_top(frame, cands[at[0]], cands[at[1]], edges=False)
                     if top is not None:
                         occupied[j] = at[1 - top]
         # a disc in a pit lies within its play of the pit's centre (the pit's radius less the disc's).
@@ -1945,9 +1958,7 @@ class Detector:
             for a_, b_ in [(a_, b_) for n, a_ in enumerate(over) for b_ in over[n + 1:]]:
                 if not _overlapping([states[a_][3].footprint(), states[b_][3].footprint()], 0.05):
                     continue
-                top = self._upper(frame, cands[a_], cands[b_])
-                if top is None:
-                    top = self._upper_by_edges(frame, cands[a_], cands[b_])
+                top = self._on_top(frame, cands[a_], cands[b_])
                 # ... but in play, of two discs one of which lay there in the last settled frame and
                 # the other not, the one that came lies on it; of two that both lay there, the one
                 # that lay higher is on top still (the photo's cues are weak where one disc lies
