@@ -216,6 +216,20 @@ def test_a_frame_judged_again_for_some_pieces_is_the_frame_judged_whole():
         first.with_rows([0, 1], judge(det[[1]], cal))
 
 
+def test_a_disc_on_the_surface_is_as_close_to_flipping_as_it_is_to_a_pits_edge():
+    """A PitRush disc on the surface 0.4 mm from touching a pit is 0.4 mm from hanging on its edge:
+    that is its margin, and a person confirms it, told why.  One 30 mm from any pit (or a piece of
+    a game without pits: no pit margin) keeps the margin of its place."""
+    cal = _pf_calibration()
+    free = judge(_ship_at(60.0, 300.0), cal)
+    for pit_mm, margin in [(np.inf, free.margin_mm[0]), (30.0, free.margin_mm[0]), (0.4, 0.4)]:
+        j = judge(_ship_at(60.0, 300.0), cal, states=["surface"], pits=[None], pit_margins=[pit_mm])
+        assert j.state[0] == "surface" and not j.outbound[0]
+        assert j.margin_mm[0] == pytest.approx(margin, abs=0.01)
+        assert bool(j.review[0]) is bool(margin < 1.5)
+        assert ("0.4 mm from a pit's edge" in j.reasons[0]) is (pit_mm == 0.4)
+
+
 def test_zones_touched_with_margins():
     cal = _pf_calibration()
     mars = next(z for z in cal.data.zones if z.id == "mars/planet")
