@@ -220,7 +220,10 @@ def test_a_disc_on_the_surface_is_as_close_to_flipping_as_it_is_to_a_pits_edge()
     """A PitRush disc on the surface 0.4 mm from touching a pit is 0.4 mm from hanging on its edge:
     that is its margin, and a person confirms it, told why.  One 30 mm from any pit (or a piece of
     a game without pits: no pit margin) keeps the margin of its place."""
+    from calibration.model import PitOut
+
     cal = _pf_calibration()
+    cal.data.pits = [PitOut(id="t1/p1", center=(60.0, 340.0), radius=15.0, depth_mm=6.0)]
     free = judge(_ship_at(60.0, 300.0), cal)
     for pit_mm, margin in [(np.inf, free.margin_mm[0]), (30.0, free.margin_mm[0]), (0.4, 0.4)]:
         j = judge(_ship_at(60.0, 300.0), cal, states=["surface"], pits=[None], pit_margins=[pit_mm])
@@ -790,6 +793,46 @@ def test_a_plain_darkening_the_size_of_a_piece_where_no_shadow_can_be_is_reporte
     blobs = Background(ref, scale=1.0, plain_max_px=3 * np.pi * 30 ** 2, plain_min_r_px=40, **kw
                        ).changes(frame, min_area_px=400).blobs
     assert [abs((b.bbox[0] + b.bbox[2]) / 2 - 80) <= 4 for b in blobs if b.plain] == [True]
+
+
+def test_which_of_two_ships_of_one_colour_lies_on_the_other_is_confirmed_by_a_person():
+    """Pitch Fleet: of two ships lying one on the other, the upper one is outbound and the lower may
+    score its zone.  Of two colours, the colour where they overlap tells which is on top; of one
+    colour a single photo cannot tell (their edges are a weak cue where one lies right over the
+    other): both go to a person to confirm, told why.  In play, the one that lay there before the
+    shot is under the one that came: decided."""
+    from referee.recording import Recording
+    from referee.replay import _calibration, _profile
+    from vision.detect import Candidate
+    from vision.fit import Fit
+
+    rec = Recording(FIX.parent / "games" / "pitchfleet-stage")
+    prof = _profile(rec)
+    cal, ref = _calibration(rec, prof, None)
+    det = Detector(cal, prof, ref)
+    ship = {c: next(s for s in det.shapes[c] if s.kind == "starship") for c in ("red", "blue")}
+
+    def posed(shape, x, y, heading, rms):
+        f = Fit(shape, x, y, heading, 0.0, 0.0, rms, 1.0, 50)
+        f.points = cv2.convexHull(np.concatenate(f.hulls(det.cam)).astype(np.float32)).reshape(-1, 2).astype(float)
+        return Candidate(f, 0.9)
+
+    def pair(c1, c2):
+        return [posed(ship[c1], 300.0, 300.0, 170.0, 0.5), posed(ship[c2], 301.5, 300.5, 330.0, 0.6)]
+
+    got = det._stacks(pair("red", "red"))
+    assert sorted(c.state for c in got) == ["on_piece", "surface"]
+    j = det._judged(got)
+    assert j.review.all() and (j.margin_mm == 0).all()
+    assert all("which of two red starships lies on the other" in r for r in j.reasons)
+    # of two colours: decided (with no photo here, the better posed on top), not flagged for it
+    j = det._judged(det._stacks(pair("red", "blue")))
+    assert not any("lies on the other" in r for r in j.reasons) and j.margin_mm.max() > 0
+    # in play: the red ship at 300 lay there before the shot, the other came to rest on it
+    det._lay_before = [pair("red", "red")[0]]
+    got = det._stacks(pair("red", "red"))
+    assert [c.state for c in got] == ["surface", "on_piece"]
+    assert not any("lies on the other" in r for r in det._judged(got).reasons)
 
 
 def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay():

@@ -68,7 +68,9 @@ class Candidate:
     color_conf: float
     state: str = "surface"
     pit: str | None = None
-    pit_margin: float = np.inf
+    pit_margin: float = np.inf  # how far the reading of where it rests is from flipping: a pit's
+                                # (in it, on its disc, hanging, near its edge); 0 where one photo
+                                # cannot tell (which of two alike lies on the other)
     upright: bool = False
     colour_dist: float = 0.0
     colour_lab: np.ndarray | None = None  # the colour its top shows (white-balanced CIE Lab)
@@ -1708,6 +1710,7 @@ class Detector:
             for k in range(i + 1, len(cands)):
                 if _overlap(polys[i], polys[k]) > 0.15:
                     top, low = (i, k) if cands[i].fit.rms_px <= cands[k].fit.rms_px else (k, i)
+                    u = None
                     if frame is not None:
                         u = self._on_top(frame, cands[i], cands[k])
                         if u is not None:
@@ -1717,6 +1720,15 @@ class Detector:
                     was = [self._lay_there(cands[i]), self._lay_there(cands[k])]
                     if was[0] != was[1]:
                         top, low = (k, i) if was[0] else (i, k)
+                    # two of one colour, in one photo: their colours cannot tell which is on top, and
+                    # their edges are a weak cue (a ship right over another): no margin, confirmed
+                    # by a person (the one on top is outbound, the other may score a zone)
+                    doubt = ""
+                    if was[0] == was[1] and cands[i].fit.shape.color == cands[k].fit.shape.color:
+                        f0 = cands[i].fit.shape
+                        doubt = (f"which of two {f0.color} {f0.kind}s lies on the other the photo tells "
+                                 + ("by their edges alone" if u is not None else "not (the better posed taken on top)")
+                                 + ": confirm")
                     f = cands[top].fit
                     base = cands[low].fit.base_mm + cands[low].fit.shape.height_mm
                     f2 = self._refit(f, base, None, (f.x, f.y, f.heading))
@@ -1725,6 +1737,9 @@ class Detector:
                         f_low, f2 = self._pair_to_region(cands[low].fit, f2, cands[top].region)
                         cands[low] = replace(cands[low], fit=f_low)
                     cands[top] = Candidate(f2, cands[top].color_conf, "on_piece", upright=cands[top].upright)
+                    if doubt:
+                        cands[top].pit_margin, cands[top].note = 0.0, doubt
+                        cands[low] = replace(cands[low], pit_margin=0.0, note=doubt)
         return cands
 
     def _lay_before_in(self, comp: np.ndarray, box) -> list[Candidate]:

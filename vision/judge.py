@@ -144,9 +144,11 @@ def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pi
             else:
                 why.append(f"centre {edge_dist[i]:.1f} mm inside the boards' edge")
                 if np.isfinite(pit_margins[i]):
-                    # (a PitRush disc on the surface: as close to hanging on the nearest pit's edge)
+                    # (a PitRush disc on the surface: as close to hanging on the nearest pit's edge;
+                    # elsewhere, what the detector's reading of where it rests hangs on, its note says)
                     margins[i] = min(margins[i], pit_margins[i])
-                    why.append(f"{pit_margins[i]:.1f} mm from a pit's edge")
+                    if len(cal.data.pits):
+                        why.append(f"{pit_margins[i]:.1f} mm from a pit's edge")
         if not outbound[i] and state not in ("on_piece",):
             names = []
             for z in sorted(touched[i]):
