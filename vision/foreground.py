@@ -360,8 +360,10 @@ class Background:
             blobs.append(self._blob(stats[i], mask.shape))
         if pieces is not None:
             blobs += self._shadow_like(small, gains, cand, pieces, thr, min_area_px, frame_bgr)
-        return ChangeMap(s, mask, gains, thr, self.scale, blobs, small,
-                         raw if raw.dtype == np.uint8 else None, cand)
+        # (the working-scale frame kept for the next one is a copy where it is the frame itself: a
+        # camera may fill the same buffer again)
+        keep = None if raw.dtype != np.uint8 else raw.copy() if raw is frame_bgr else raw
+        return ChangeMap(s, mask, gains, thr, self.scale, blobs, small, keep, cand)
 
     def _shadow_like(self, small, gains, cand, pieces, thr: float, min_area_px: float,
                      frame_bgr: np.ndarray | None = None) -> list[Blob]:
