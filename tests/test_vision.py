@@ -250,6 +250,24 @@ def test_zones_touched_with_margins():
 
 # ------------------------------------------------------------------------------ pieces
 
+def test_colour_distances_of_every_name_at_once_are_the_plain_definition():
+    """ColorNamer.distances works out every name at once; name by name, an achromatic prototype
+    weighs lightness and a cast beyond 12 of chroma, a chromatic one hue and chroma first (and 25
+    more for a colour with no hue): the same values, for one colour and for many."""
+    from vision.colors import HUELESS_CHROMA, achromatic
+
+    namer = ColorNamer(["red", "blue", "white", "black"], {"black": [12.0, 3.0, -8.0]})
+    labs = (np.random.default_rng(0).normal(0, 40, (30, 3)) + [50, 0, 0]).astype(np.float32)
+    for lab in (labs, labs[0]):
+        want = []
+        for n, (pL, pa, pb) in zip(namer.names, namer.protos):
+            L, a, b = lab[..., 0], lab[..., 1], lab[..., 2]
+            dh, dL = np.hypot(a - pa, b - pb), np.abs(L - pL)
+            want.append(dL + np.maximum(0.0, dh - 12) * 1.5 if achromatic(n, (pL, pa, pb))
+                        else dh + 0.35 * dL + np.where(np.hypot(a, b) < HUELESS_CHROMA, 25.0, 0.0))
+        np.testing.assert_allclose(namer.distances(lab), np.stack(want, axis=-1), rtol=1e-6)
+
+
 def test_colour_names_of_textbook_colours():
     namer = ColorNamer(["red", "blue", "yellow", "green", "white", "black"])
     for name, bgr in {"red": (40, 40, 200), "blue": (200, 90, 30), "yellow": (40, 210, 235), "green": (60, 150, 40),

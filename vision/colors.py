@@ -59,6 +59,7 @@ class ColorNamer:
             else:
                 protos.append(textbook_lab(n))
         self.protos = np.array(protos, dtype=np.float32).reshape(-1, 3)
+        self._achromatic = np.array([achromatic(n, p) for n, p in zip(self.names, self.protos)], bool)
 
     def name(self, bgr: np.ndarray) -> tuple[str, float]:
         """Best name and a confidence in [0, 1] for a BGR colour (0..255)."""
@@ -79,19 +80,20 @@ class ColorNamer:
     def distances(self, lab: np.ndarray) -> np.ndarray:
         """Distance of a CIE Lab colour (3,) to each name's colour: (names,); of many (N, 3): (N, names)."""
         lab = np.asarray(lab, dtype=np.float32)
-        L, a, b = lab[..., 0], lab[..., 1], lab[..., 2]
-        out = []
-        c = np.hypot(a, b)
-        for n, (pL, pa, pb) in zip(self.names, self.protos):
-            if achromatic(n, (pL, pa, pb)):
-                # achromatic prototypes: lightness matters, chroma away from the prototype's is a
-                # penalty (a textbook grey has none; one learned under a lamp may have a cast)
-                out.append(np.abs(L - pL) * 1.0 + np.maximum(0.0, np.hypot(a - pa, b - pb) - 12) * 1.5)
-            else:
-                # chromatic: hue angle and chroma first, lightness weakly
-                dh = np.hypot(a - pa, b - pb)
-                out.append(dh + 0.35 * np.abs(L - pL) + np.where(c < HUELESS_CHROMA, 25.0, 0.0))
-        return np.stack(out, axis=-1) if out else np.zeros(lab.shape[:-1] + (0,))
+        if not len(self.names):
+            return np.zeros(lab.shape[:-1] + (0,))
+        # (every name at once, the colours along a last axis: the same arithmetic, element for
+        # element, as name by name; the detector names a frame's pieces hundreds of times)
+        L, a, b = lab[..., 0, None], lab[..., 1, None], lab[..., 2, None]
+        pL, pa, pb = self.protos[:, 0], self.protos[:, 1], self.protos[:, 2]
+        dh = np.hypot(a - pa, b - pb)
+        dL = np.abs(L - pL)
+        # achromatic prototypes: lightness matters, chroma away from the prototype's is a penalty
+        # (a textbook grey has none; one learned under a lamp may have a cast)
+        grey = dL * 1.0 + np.maximum(0.0, dh - 12) * 1.5
+        # chromatic: hue angle and chroma first, lightness weakly
+        hued = dh + 0.35 * dL + np.where(np.hypot(a, b) < HUELESS_CHROMA, 25.0, 0.0)
+        return np.where(self._achromatic, grey, hued)
 
 
 def white_balance_gains(photo_px: np.ndarray, picture_px: np.ndarray) -> list[float]:
