@@ -104,7 +104,7 @@ class FrameResult:
     timings: dict[str, float] = field(default_factory=dict)
     reused: int = 0                # regions whose pieces were taken over from the previous frame
     _regions: list[_Region] = field(default_factory=list, repr=False)
-    _refits: dict = field(default_factory=dict, repr=False)  # refits and stacking orders (see _refit, _on_top)
+    _refits: dict = field(default_factory=dict, repr=False)  # refits and stacking orders (see Detector._carried)
     _small: np.ndarray | None = field(default=None, repr=False)  # the frame at the change map's scale
     _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
     _cands: list[Candidate] = field(default_factory=list, repr=False)  # the pieces, in the judgement's order
@@ -498,30 +498,32 @@ class Detector:
                 return r
         return None
 
+    def _carried(self, key: tuple, fits: tuple[Fit, ...], make):
+        """``make()``, worked out once for the poses ``fits`` (``key`` names the question, with their
+        ids): a piece taken over from the previous frame keeps its pose, and what was worked out of
+        that pose then holds still (the entry holds the poses, so that their ids are not reused)."""
+        got = self._refits_before.get(key)
+        if got is None or any(a is not b for a, b in zip(got[0], fits)):
+            got = (fits, make())
+        self._refits_now[key] = got
+        return got[1]
+
     def _refit(self, f: Fit, base_mm: float, clip_below: float | None, init) -> Fit:
         """fit_one() on a posed piece's outline at another height; a piece taken over from the
         previous frame keeps its refits too."""
-        key = (id(f), base_mm, clip_below, tuple(init))
-        got = self._refits_before.get(key)
-        if got is None or got[0] is not f:
-            got = (f, fit_one(f.shape, self.cam, f.points, base_mm, clip_below, init=init))
-        self._refits_now[key] = got
-        return got[1]
+        return self._carried((id(f), base_mm, clip_below, tuple(init)), (f,),
+                             lambda: fit_one(f.shape, self.cam, f.points, base_mm, clip_below, init=init))
 
     def _on_top(self, frame: np.ndarray, a: Candidate, b: Candidate, edges: bool = True) -> int | None:
         """Which of two overlapping pieces lies on the other (0: ``a``, 1: ``b``; None: the photo
         does not tell): by the colour where they overlap (:meth:`_upper`), else, with ``edges``, by
         whose edge runs on there (:meth:`_upper_by_edges`).  Two pieces taken over from the frame
         before (posed as they were: their regions did not change) are told as they were then."""
-        key = ("on_top", id(a.fit), id(b.fit), a.hidden, b.hidden, edges)
-        got = self._refits_before.get(key)
-        if got is None or got[0][0] is not a.fit or got[0][1] is not b.fit:
+        def tell() -> int | None:
             u = self._upper(frame, a, b)
-            if u is None and edges:
-                u = self._upper_by_edges(frame, a, b)
-            got = ((a.fit, b.fit), u)
-        self._refits_now[key] = got
-        return got[1]
+            return self._upper_by_edges(frame, a, b) if u is None and edges else u
+
+        return self._carried(("on_top", id(a.fit), id(b.fit), a.hidden, b.hidden, edges), (a.fit, b.fit), tell)
 
     @property
     def pieces_lie_on_pieces(self) -> bool:

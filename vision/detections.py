@@ -34,7 +34,7 @@ def _spliced(a, index, b) -> dict[str, Any]:
     out = {}
     for f in fields(a):
         v = getattr(a, f.name)
-        if isinstance(v, np.ndarray) and f.name != "detections":
+        if isinstance(v, np.ndarray):
             v = v.copy()
             if v.dtype == object:
                 for k, i in enumerate(index):  # (rows that are arrays or tuples themselves)
