@@ -819,21 +819,27 @@ def test_a_plain_darkening_the_size_of_a_piece_where_no_shadow_can_be_is_reporte
     assert [abs((b.bbox[0] + b.bbox[2]) / 2 - 80) <= 4 for b in blobs if b.plain] == [True]
 
 
+def _stage_detector() -> Detector:
+    """A detector for the bundled Pitch Fleet stage, calibrated as its replay calibrates it."""
+    from referee.recording import Recording
+    from referee.replay import _calibration, _profile
+
+    rec = Recording(FIX.parent / "games" / "pitchfleet-stage")
+    prof = _profile(rec)
+    cal, ref = _calibration(rec, prof, None)
+    return Detector(cal, prof, ref)
+
+
 def test_which_of_two_ships_of_one_colour_lies_on_the_other_is_confirmed_by_a_person():
     """Pitch Fleet: of two ships lying one on the other, the upper one is outbound and the lower may
     score its zone.  Of two colours, the colour where they overlap tells which is on top; of one
     colour a single photo cannot tell (their edges are a weak cue where one lies right over the
     other): both go to a person to confirm, told why.  In play, the one that lay there before the
     shot is under the one that came: decided."""
-    from referee.recording import Recording
-    from referee.replay import _calibration, _profile
     from vision.detect import Candidate
     from vision.fit import Fit
 
-    rec = Recording(FIX.parent / "games" / "pitchfleet-stage")
-    prof = _profile(rec)
-    cal, ref = _calibration(rec, prof, None)
-    det = Detector(cal, prof, ref)
+    det = _stage_detector()
     ship = {c: next(s for s in det.shapes[c] if s.kind == "starship") for c in ("red", "blue")}
 
     def posed(shape, x, y, heading, rms):
@@ -862,13 +868,7 @@ def test_which_of_two_ships_of_one_colour_lies_on_the_other_is_confirmed_by_a_pe
 def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay():
     """Judged with the frame before it, a frame keeps the pieces of every region of change that
     is where it was and looks as it did; the verdicts are those of judging it from scratch."""
-    from referee.recording import Recording
-    from referee.replay import _calibration, _profile
-
-    rec = Recording(FIX.parent / "games" / "pitchfleet-stage")
-    prof = _profile(rec)
-    cal, ref = _calibration(rec, prof, None)
-    det = Detector(cal, prof, ref)
+    det = _stage_detector()
     frames = sorted((FIX.parent / "games" / "pitchfleet-stage" / "frames").glob("*.jpg"))[:6]
     before, reused = None, 0
     for path in frames:
