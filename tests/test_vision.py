@@ -657,19 +657,6 @@ def test_the_change_maps_fast_helpers_give_their_plain_definitions():
     assert fill_holes(ring)[10, 10] == 0
 
 
-def test_a_zones_touch_depth_is_remembered_per_footprint():
-    from shapely.geometry import Polygon
-
-    from vision.judge import _touch_depth, _touch_depth_memo
-
-    zone = Polygon([(0, 0), (50, 0), (50, 50), (0, 50)])
-    for dx in (0.0, 1.0, 0.0):  # the third call finds the first one's depth
-        fp = np.array([[40.0 + dx, 20.0], [60.0 + dx, 20.0], [60.0 + dx, 30.0], [40.0 + dx, 30.0]])
-        got = _touch_depth_memo(fp, Polygon(fp), zone)
-        assert got == _touch_depth(Polygon(fp), zone)
-        assert got == pytest.approx(10.0 - dx, abs=0.01)
-
-
 def test_a_cards_top_is_sampled_where_the_camera_sees_its_grid(monkeypatch, asf_table):
     """The grid over a posed card's top is projected at every eighth point and interpolated between:
     the sampling maps lie within 0.02 px of projecting every point (lens distortion and all)."""
@@ -865,15 +852,24 @@ def test_which_of_two_ships_of_one_colour_lies_on_the_other_is_confirmed_by_a_pe
     assert not any("lies on the other" in r for r in det._judged(got).reasons)
 
 
-def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay():
+def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay(monkeypatch):
     """Judged with the frame before it, a frame keeps the pieces of every region of change that
-    is where it was and looks as it did; the verdicts are those of judging it from scratch."""
+    is where it was and looks as it did, and their judgements; the verdicts are those of judging
+    it from scratch, and its judgement is that of judging its pieces afresh, to the letter."""
+    import vision.detect as D
+
+    judged = []
+    monkeypatch.setattr(D, "judge", lambda d, *a, real=D.judge, **k: judged.append(len(d)) or real(d, *a, **k))
     det = _stage_detector()
     frames = sorted((FIX.parent / "games" / "pitchfleet-stage" / "frames").glob("*.jpg"))[:6]
-    before, reused = None, 0
+    before, reused, rows, pieces = None, 0, 0, 0
     for path in frames:
         img = read_image(path)
-        now, fresh = det.detect(img, previous=before), det.detect(img)
+        judged.clear()
+        now = det.detect(img, previous=before)
+        rows, pieces = rows + sum(judged), pieces + len(now.judgement)
+        fresh = det.detect(img)
+        assert now.judgement.to_json() == det._judge(now._cands).to_json()
         reused += now.reused
         assert now.reused < now.blobs  # every frame is after a shot: something moved
         key = lambda j: sorted(zip(j.detections.kind, j.detections.color, j.outbound.tolist(),  # noqa: E731
@@ -881,9 +877,12 @@ def test_after_a_shot_only_what_changed_is_posed_again_and_the_verdicts_stay():
         assert key(now.judgement) == key(fresh.judgement)
         before = now
     assert reused >= 3
-    # the same photo again: every region is taken over
+    assert rows < pieces  # (the pieces taken over are not judged again)
+    # the same photo again: every region is taken over, and no piece judged again
+    judged.clear()
     again = det.detect(img, previous=before)
-    assert again.reused == again.blobs > 0
+    assert again.reused == again.blobs > 0 and sum(judged) == 0
+    assert again.judgement.to_json() == before.judgement.to_json()
 
 
 def test_a_piece_posed_twice_is_one_piece_and_a_disc_beside_another_is_two():

@@ -104,7 +104,8 @@ class FrameResult:
     timings: dict[str, float] = field(default_factory=dict)
     reused: int = 0                # regions whose pieces were taken over from the previous frame
     _regions: list[_Region] = field(default_factory=list, repr=False)
-    _refits: dict = field(default_factory=dict, repr=False)  # refits and stacking orders (see Detector._carried)
+    # refits, stacking orders and judgements of pieces (see Detector._carried and Detector._judged)
+    _refits: dict = field(default_factory=dict, repr=False)
     _small: np.ndarray | None = field(default=None, repr=False)  # the frame at the change map's scale
     _by: int = field(default=0, repr=False)  # id() of the Detector that judged it
     _cands: list[Candidate] = field(default_factory=list, repr=False)  # the pieces, in the judgement's order
@@ -362,7 +363,33 @@ class Detector:
         return replace(res, judgement=res.judgement.with_rows(idx, self._judged([res._cands[i] for i in idx])))
 
     def _judged(self, cands: list[Candidate]) -> Judgement:
-        """The judgement of a frame's pieces."""
+        """The judgement of a frame's pieces.  A piece's judgement is its own (its pose, state, pit,
+        margins, note and confidence: :func:`judge` judges each against the calibration alone), so
+        that of a piece read as it was (taken over from the frame before, or not changed since
+        this frame's first judgement) is kept, not worked out again: after a shot, only the pieces
+        it moved are judged (the entries hold the pose and its shape, whose ids the key names)."""
+        keys = [self._judge_key(c) for c in cands]
+        known = []
+        for k, c in zip(keys, cands):
+            g = self._refits_now.get(k) or self._refits_before.get(k)
+            known.append(g if g is not None and g[0][0] is c.fit and g[0][1] is c.fit.shape else None)
+        new = [i for i, g in enumerate(known) if g is None]
+        got = self._judge([cands[i] for i in new]) if new else Judgement.empty()
+        for j, i in enumerate(new):
+            known[i] = ((cands[i].fit, cands[i].fit.shape), (got, j))
+        for k, g in zip(keys, known):
+            self._refits_now[k] = g
+        return got if len(new) == len(cands) else Judgement.gather([g[1] for g in known])
+
+    @staticmethod
+    def _judge_key(c: Candidate) -> tuple:
+        """What a piece's judgement is made of (see :meth:`_to_detections` and :func:`judge`)."""
+        f = c.fit
+        return ("judged", id(f), id(f.shape), f.shape.kind, f.shape.color, c.hidden, f.x, f.y, f.heading, f.base_mm,
+                f.rms_px, f.inlier_frac, c.color_conf, c.state, c.pit, c.pit_margin, c.note, c.seen_mm)
+
+    def _judge(self, cands: list[Candidate]) -> Judgement:
+        """:func:`judge` of pieces (see :meth:`_judged`)."""
         return judge(self._to_detections(cands), self.cal, [c.state for c in cands], [c.pit for c in cands],
                      [c.pit_margin for c in cands], self.cfg, notes=[c.note for c in cands],
                      seen_mm=[c.seen_mm for c in cands])

@@ -45,6 +45,21 @@ def _spliced(a, index, b) -> dict[str, Any]:
     return out
 
 
+def _gathered(cls, rows, skip: str = "") -> dict[str, Any]:
+    """The fields (but ``skip``) of dataclass of parallel arrays ``cls`` made of the given rows of
+    instances of it (each an instance and a row of it), in order."""
+    out = {}
+    for f in fields(cls):
+        if f.name == skip:
+            continue
+        first = getattr(rows[0][0], f.name)
+        if first.dtype == object:
+            out[f.name] = _obj_array([getattr(a, f.name)[i] for a, i in rows])
+        else:
+            out[f.name] = np.stack([getattr(a, f.name)[i] for a, i in rows])
+    return out
+
+
 @dataclass(eq=False)
 class Detections:
     kind: np.ndarray                      # (N,) str
@@ -101,6 +116,11 @@ class Detections:
             index = [int(index)]
         vals = {f.name: getattr(self, f.name)[index] for f in fields(self)}
         return Detections(**vals)
+
+    @classmethod
+    def gather(cls, rows: list[tuple[Detections, int]]) -> Detections:
+        """Detections of the given rows of others (each detections and a row of them), in order."""
+        return cls(**_gathered(cls, rows)) if rows else cls.empty()
 
     def with_rows(self, index, other: Detections) -> Detections:
         """A copy with the rows at ``index`` (in order) replaced by ``other``'s."""

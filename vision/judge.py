@@ -10,8 +10,6 @@ far its parallax may be off, where the calibration photo did not tell the lens (
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import shapely
 from shapely.geometry import Polygon
@@ -21,25 +19,6 @@ from tableref.config import RegistrationConfig, VisionConfig
 
 from .detections import Detections
 from .judgement import Judgement
-
-_TOUCH_MEMO: dict[tuple[bytes, bytes], float] = {}
-_TOUCH_MEMO_SIZE = 512
-_TOUCH_MEMO_LOCK = threading.Lock()  # the web UI may judge frames on several threads
-
-
-def _touch_depth_memo(fp_mm: np.ndarray, fp: Polygon, zone: Polygon) -> float:
-    """:func:`_touch_depth`, remembered by footprint and zone: a piece that did not move since the
-    frame before keeps its footprint to the bit (see Detector.detect(previous=...)), and this is the
-    costly part of its judgement."""
-    key = (np.ascontiguousarray(fp_mm, np.float64).tobytes(), shapely.to_wkb(zone))
-    got = _TOUCH_MEMO.get(key)
-    if got is None:
-        got = _touch_depth(fp, zone)
-        with _TOUCH_MEMO_LOCK:
-            _TOUCH_MEMO[key] = got
-            if len(_TOUCH_MEMO) > _TOUCH_MEMO_SIZE:
-                del _TOUCH_MEMO[next(iter(_TOUCH_MEMO))]  # the oldest
-    return got
 
 
 def _touch_depth(fp: Polygon, zone: Polygon) -> float:
@@ -152,7 +131,7 @@ def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pi
         if not outbound[i] and state not in ("on_piece",):
             names = []
             for z in sorted(touched[i]):
-                d = _touch_depth_memo(det.footprint_mm[i], footprints[i], cal.zone_geoms[z])
+                d = _touch_depth(footprints[i], cal.zone_geoms[z])
                 margins[i] = min(margins[i], d)
                 names.append(zone_ids[z])
                 why.append(f"touches {zone_ids[z]} by {d:.1f} mm")

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .detections import Detections, _obj_array, _spliced
+from .detections import Detections, _gathered, _obj_array, _spliced
 
 STATES = ("surface", "in_pit", "stacked", "hanging", "off_board", "on_piece", "face_up", "face_down")
 
@@ -70,6 +70,14 @@ class Judgement:
             index = [int(index)]
         vals = {f.name: getattr(self, f.name)[index] for f in fields(self)}
         return Judgement(**vals)
+
+    @classmethod
+    def gather(cls, rows: list[tuple[Judgement, int]]) -> Judgement:
+        """One judgement of the given rows of others (each a judgement and a row of it), in order."""
+        if not rows:
+            return cls.empty()
+        vals = _gathered(cls, rows, skip="detections")
+        return cls(Detections.gather([(j.detections, i) for j, i in rows]), **vals)
 
     def with_rows(self, index, other: Judgement) -> Judgement:
         """A copy with the rows at ``index`` (in order) replaced by ``other``'s, detections and all."""
