@@ -1768,10 +1768,11 @@ def test_in_play_the_disc_whose_rim_changed_is_the_one_a_disc_came_right_over(mo
     the shot the change map is worked out again only where the picture changed: that pit's region
     alone is posed again, and the disc there is read stacked on the one hidden under it.  Where the
     map is worked out whole (the light changed since the frame before), the camera's noise re-poses
-    regions with other discs alone in their pits, unchanged, too.  Of the discs in pits where the
-    picture changed, the one whose rim changed is the one a disc came over: every disc found and
-    every state right either way.  Taking none of them (``came_rim_frac`` past any rim) misses the
-    hidden disc or reads a state wrong."""
+    regions with other discs alone in their pits, unchanged, too (on table 7061; on 7098 it may or
+    may not).  Of the discs in pits where the picture changed, the one whose rim changed is the one
+    a disc came over: every disc found and every state right either way.  Where the rims were
+    looked at, taking none of them (``came_rim_frac`` past any rim) misses the hidden disc or reads
+    a state wrong."""
     from dataclasses import replace
 
     _, det, play = _pitrush_in_play(seed)
@@ -1783,11 +1784,16 @@ def test_in_play_the_disc_whose_rim_changed_is_the_one_a_disc_came_right_over(mo
     s, wrong = played()
     assert s.missed == 0 and s.false == 0 and wrong == 0, (s.missed, s.false, wrong)
     monkeypatch.setattr(det.bg, "_since", lambda *a: None)  # (every map worked out whole)
+    rims = []
+    monkeypatch.setattr(det, "_rim_changed", lambda *a, real=det._rim_changed: rims.append(real(*a)) or rims[-1])
     s, wrong = played()
     assert s.missed == 0 and s.false == 0 and wrong == 0, (s.missed, s.false, wrong)
-    monkeypatch.setattr(det, "cfg", replace(det.cfg, came_rim_frac=2.0))
-    s1, wrong1 = played()
-    assert s1.missed > 0 or wrong1 > 0, (s1.missed, wrong1)
+    if seed == 7061:
+        assert rims  # (here the noise re-poses another disc alone in its pit: the rims tell them apart)
+    if rims:
+        monkeypatch.setattr(det, "cfg", replace(det.cfg, came_rim_frac=2.0))
+        s1, wrong1 = played()
+        assert s1.missed > 0 or wrong1 > 0, (s1.missed, wrong1)
 
 
 def test_in_play_a_towers_discs_lie_in_the_order_they_came(monkeypatch):

@@ -2134,23 +2134,11 @@ class Detector:
             now, then = (im[box[1]:box[3], box[0]:box[2]][m].mean(axis=0) for im in (ch.small, previous._small))
             return was if float(np.max(np.abs(now - then))) < ch.threshold else None
 
-        def rim_changed(i: int) -> float:
-            """The share of the disc's rim (its outline, 2 px either way at the change map's scale)
-            that changed since the frame before: a disc come right over it steps its outline out by
-            its height's parallax and casts its shadow there."""
-            hulls = [h * sc for h in cands[i].fit.hulls(self.cam)]
-            box = self._hulls_box(ch.small, hulls, 3)
-            m = silhouette_mask(hulls, box)
-            k = np.ones((5, 5), np.uint8)
-            rim = (cv2.dilate(m, k) > 0) & ~(cv2.erode(m, k) > 0)
-            d = cv2.absdiff(ch.small[box[1]:box[3], box[0]:box[2]], previous._small[box[1]:box[3], box[0]:box[2]])
-            return float(np.mean(d.max(axis=2)[rim] >= ch.threshold)) if rim.any() else 0.0
-
         at = [i for i, c in enumerate(cands) if c.state == "in_pit" and not c.hidden and in_posed(c)]
         if len(at) > 1:
             # several discs in pits where the picture changed (camera noise re-poses regions too):
             # the one whose rim changed, if only one did
-            at = [i for i in at if rim_changed(i) >= self.cfg.came_rim_frac]
+            at = [i for i in at if self._rim_changed(cands[i], ch, previous) >= self.cfg.came_rim_frac]
         was = lay_alone_as(at[0]) if len(at) == 1 else None
         if was is None:
             return cands
@@ -2162,6 +2150,20 @@ class Detector:
                    "came right over it (one photo cannot tell them apart: confirm)")
         under.note = f"hidden under the {colour} disc that came right over it"
         return cands[:i] + [on, under] + cands[i + 1:]
+
+    def _rim_changed(self, c: Candidate, ch: ChangeMap, previous: FrameResult) -> float:
+        """The share of a disc's rim (its outline as posed, 2 px either way at the change map's scale)
+        whose picture changed since the frame before (``previous``; ``ch``: this frame's change map):
+        a disc come right over it steps its outline out by its height's parallax and casts its
+        shadow there."""
+        sc = self.bg.scale
+        hulls = [h * sc for h in c.fit.hulls(self.cam)]
+        box = self._hulls_box(ch.small, hulls, 3)
+        m = silhouette_mask(hulls, box)
+        k = np.ones((5, 5), np.uint8)
+        rim = (cv2.dilate(m, k) > 0) & ~(cv2.erode(m, k) > 0)
+        d = cv2.absdiff(ch.small[box[1]:box[3], box[0]:box[2]], previous._small[box[1]:box[3], box[0]:box[2]])
+        return float(np.mean(d.max(axis=2)[rim] >= ch.threshold)) if rim.any() else 0.0
 
     def _on_hidden(self, c: Candidate, j: int, margin: float) -> list[Candidate]:
         """A disc that lies on a disc hidden in pit ``j``: it posed one disc's height above the
