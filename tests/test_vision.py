@@ -607,6 +607,52 @@ def test_a_change_map_worked_out_again_only_where_the_picture_changed_is_the_who
                                   bg1.changes(after, min_area_px=100).mask)
 
 
+def test_a_change_maps_regions_worked_out_again_in_windows_are_the_whole_ones():
+    """The regions of a change map worked out again only in windows around where the score changed
+    (``Background._regions_since``) are those of the whole map, in the same order: random scores
+    (rings with holes, pieces come, gone, grown into one another, near the edges), both closings."""
+    from vision.foreground import Background, _first_blocks, components
+
+    rng = np.random.default_rng(11)
+    h, w = 150, 200
+    ref = rng.integers(0, 256, (2 * h, 2 * w, 3), dtype=np.uint8)
+    frame = ref.copy()
+    bg = Background(ref, scale=0.5, textured_frac=0.05)
+    small, raw, gains = bg._prep(frame), bg._shrink(frame), np.ones(3, np.float32)
+
+    def scene(k):
+        sc = np.zeros((h, w), np.float32)
+        for _ in range(k):
+            x, y, r = rng.integers(-10, w + 10), rng.integers(-10, h + 10), rng.integers(2, 14)
+            cv2.circle(sc, (int(x), int(y)), int(r), float(rng.uniform(20, 60)), -1 if rng.random() < 0.6 else 2)
+        return sc
+
+    tried = 0
+    for close_px in (3, 7):
+        for _ in range(25):
+            before = scene(int(rng.integers(3, 25)))
+            after, dirty = before.copy(), []
+            for _ in range(int(rng.integers(0, 4))):
+                x0, y0 = int(rng.integers(0, w - 10)), int(rng.integers(0, h - 10))
+                x1, y1 = min(w, x0 + int(rng.integers(4, 50))), min(h, y0 + int(rng.integers(4, 50)))
+                after[y0:y1, x0:x1] = scene(3)[y0:y1, x0:x1]
+                dirty.append((x0, y0, x1, y1))
+            for a in (before, after):
+                # (the regions' order: their components' numbering)
+                _, lab, st, _ = components(bg._regions(frame, small, raw, a, a > 16, gains, 16.0, 20.0, close_px).mask)
+                assert np.all(np.diff(_first_blocks(lab, st)) > 0)
+            since = bg._regions(frame, small, raw, before, before > 16, gains, 16.0, 20.0, close_px)
+            whole = bg._regions(frame, small, raw, after, after > 16, gains, 16.0, 20.0, close_px)
+            part = bg._regions_since(frame, small, raw, after, after > 16, 16.0, 20.0, close_px, since, dirty,
+                                     max_frac=1.0)
+            tried += part is not None and bool(dirty)
+            np.testing.assert_array_equal(part.mask, whole.mask)
+            np.testing.assert_array_equal(part.pieces, whole.pieces)
+            np.testing.assert_array_equal(part.regions, whole.regions)
+            assert part.blobs == whole.blobs
+    assert tried >= 30
+
+
 def test_the_change_maps_fast_helpers_give_their_plain_definitions():
     from vision.foreground import Background, _opening, channel_max, components, fill_holes, median
 

@@ -47,6 +47,10 @@ class ChangeMap:
     raw: np.ndarray | None = None    # the frame at working scale, not blurred (uint8; None for another type)
     changed: np.ndarray | None = None  # (h, w) bool: the largest channel difference from the
                                        # reference over the threshold (shadows and all)
+    # every region of ``mask`` (small ones too), in the order its components are numbered: x, y,
+    # width, height, area (working-scale px) and its first 2x2 block in raster order (row * w + col)
+    regions: np.ndarray | None = None
+    pieces: np.ndarray | None = None   # ``mask`` without the regions too small to be a piece (uint8)
 
 
 def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -135,6 +139,49 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
     outside = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     cv2.floodFill(outside, None, (0, 0), 2)
     return (outside[1:-1, 1:-1] != 2).view(np.uint8)
+
+
+def _first_blocks(lab: np.ndarray, stats: np.ndarray, at: tuple[int, int] = (0, 0),
+                  width: int | None = None) -> np.ndarray:
+    """For each component but the background (``lab``, ``stats``: :func:`components` of a mask, or
+    of a window of one whose corner lies at ``at`` in it, ``width`` px wide): its first 2x2 block of
+    the whole mask in raster order (block row * ``width`` + block column; the blocks from the whole
+    mask's corner).  Components are numbered in this order (Grana's algorithm labels by blocks)."""
+    n = len(stats) - 1
+    if n <= 0:
+        return np.zeros(0, np.int64)
+    x0, y0 = at
+    width = lab.shape[1] if width is None else width
+    h = lab.shape[0]
+    ids = np.arange(1, n + 1)
+    # the block row of each component's top row, and the two rows of it (window rows; -1: outside)
+    by = (stats[1:, cv2.CC_STAT_TOP] + y0) // 2
+    rows = np.stack([2 * by - y0, 2 * by + 1 - y0], axis=1)
+    pad = np.vstack([lab, np.zeros((1, lab.shape[1]), lab.dtype)])
+    rows = np.where((rows >= 0) & (rows < h), rows, h)  # (the padding row: no component)
+    hit = (pad[rows[:, 0]] == ids[:, None]) | (pad[rows[:, 1]] == ids[:, None])
+    bx = (np.argmax(hit, axis=1) + x0) // 2
+    return by.astype(np.int64) * width + bx
+
+
+def _merged(boxes: list[tuple[int, int, int, int]], gap: int) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) less than ``gap`` px apart merged into their bounding boxes, until none
+    are."""
+    boxes = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        out: list[tuple[int, int, int, int]] = []
+        for b in boxes:
+            for k, o in enumerate(out):
+                if b[0] < o[2] + gap and o[0] < b[2] + gap and b[1] < o[3] + gap and o[1] < b[3] + gap:
+                    out[k] = (min(b[0], o[0]), min(b[1], o[1]), max(b[2], o[2]), max(b[3], o[3]))
+                    merged = True
+                    break
+            else:
+                out.append(b)
+        boxes = out
+    return boxes
 
 
 class Background:
@@ -265,8 +312,11 @@ class Background:
         raw = self._shrink(frame_bgr)
         got = self._since(raw, since, light_tol, since_max_frac) if since is not None else None
         if got is not None:
-            small, s, cand = got
+            small, s, cand, dirty = got
             gains, thr = since.gains, since.threshold
+            kept = self._regions_since(frame_bgr, small, raw, s, cand, thr, min_area_px, close_px, since, dirty)
+            if kept is not None:
+                return kept
         else:
             small = self._blur(raw)
             gains = self.fit_gains(small, self.small, self.board_small)
@@ -304,8 +354,8 @@ class Background:
     def _since(self, raw: np.ndarray, since: ChangeMap, light_tol: float, max_frac: float):
         """The blurred working-scale frame, change score and candidate changes (see :meth:`changes`)
         from ``since``'s, worked out again only around where ``raw`` (the working-scale frame, not
-        blurred) differs from its frame by the threshold; None where they cannot be (see
-        :meth:`changes`).  Around: as far as a changed pixel reaches into the blurred frame and into
+        blurred) differs from its frame by the threshold, and the boxes where they were (working-scale
+        px); None where they cannot be (see :meth:`changes`).  Around: as far as a changed pixel reaches into the blurred frame and into
         the wide-darkening test of the score."""
         if since.raw is None or since.changed is None or raw.dtype != np.uint8 or raw.shape != since.raw.shape \
                 or since.scale != self.scale or not raw.flags.c_contiguous:
@@ -316,12 +366,15 @@ class Background:
         if float(np.max(np.abs(g - 1.0))) > light_tol:
             return None  # (the light changed: the gains and the noise level are fitted anew)
         thr, gains = since.threshold, since.gains
-        moved = (channel_max(cv2.absdiff(raw, since.raw)) > thr).view(np.uint8)
+        # (8-bit: a channel differs by more than the threshold where not all lie within its whole
+        # part; in one pass)
+        t = float(np.floor(thr))
+        moved = cv2.compare(cv2.inRange(cv2.absdiff(raw, since.raw), (0.0, 0.0, 0.0), (t, t, t)), 0, cv2.CMP_EQ)
         # (specks of noise: a 2 px opening, as the map's own)
         moved = cv2.morphologyEx(moved, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         small, s, cand = since.small, since.score, since.changed
         if not moved.any():
-            return small, s, cand
+            return small, s, cand, []
         k = _gaussian_kernel(self.BLUR_PX)
         kr = len(k) // 2
         reach = kr + self._wide_px(self.scale) + 2
@@ -342,11 +395,13 @@ class Background:
             r_g = cv2.transform(self.small[y0:y1, x0:x1], diag)
             cand[y0:y1, x0:x1] = channel_max(cv2.absdiff(small[y0:y1, x0:x1], r_g)) > thr
             s[y0:y1, x0:x1] = 0.0
+        dirty = list(boxes)
         for x0, y0, x1, y1 in self._candidate_boxes(cand):
             if any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in boxes):
                 s[y0:y1, x0:x1] = self.score(small[y0:y1, x0:x1], self.small[y0:y1, x0:x1], gains,
                                              self._wide_px(self.scale))
-        return small, s, cand
+                dirty.append((x0, y0, x1, y1))
+        return small, s, cand, dirty
 
     def _regions(self, frame_bgr: np.ndarray, small: np.ndarray, raw: np.ndarray, s: np.ndarray,
                  cand: np.ndarray, gains: np.ndarray, thr: float, min_area_px: float,
@@ -358,23 +413,103 @@ class Background:
         close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (close_px, close_px))
         mask = fill_holes(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close))
-        n, lab, stats, _ = components(mask)
-        blobs = []
-        inv = 1.0 / self.scale
+        _, lab, stats, _ = components(mask)
         pieces = mask.copy() if self.textured_frac > 0 else None  # the regions kept, as a mask
-        for i in range(1, n):
-            if stats[i, cv2.CC_STAT_AREA] * inv * inv < min_area_px:
-                if pieces is not None:
-                    x, y, bw, bh = stats[i, :4]
-                    pieces[y:y + bh, x:x + bw][lab[y:y + bh, x:x + bw] == i] = 0
-                continue
-            blobs.append(self._blob(stats[i], mask.shape))
+        self._small_gone(pieces, lab, stats, min_area_px)
+        regions = np.column_stack([stats[1:, :5], _first_blocks(lab, stats)]).reshape(-1, 6)
+        return self._map(frame_bgr, small, raw, s, cand, gains, thr, min_area_px, mask, regions, pieces)
+
+    def _small_gone(self, pieces: np.ndarray | None, lab: np.ndarray, stats: np.ndarray, min_area_px: float) -> None:
+        """``pieces`` (a mask's copy; None: not kept) without its regions too small to be a piece
+        (``lab``, ``stats``: its components)."""
+        if pieces is None:
+            return
+        inv = 1.0 / self.scale
+        for i in np.flatnonzero(stats[:, cv2.CC_STAT_AREA] * inv * inv < min_area_px):
+            if i:
+                x, y, bw, bh = stats[i, :4]
+                pieces[y:y + bh, x:x + bw][lab[y:y + bh, x:x + bw] == i] = 0
+
+    def _map(self, frame_bgr, small, raw, s, cand, gains, thr, min_area_px, mask, regions, pieces) -> ChangeMap:
+        """The change map of a frame from its mask's regions (see :attr:`ChangeMap.regions`): those
+        big enough to be a piece, in order, then the shadow-like ones (see :meth:`_shadow_like`)."""
+        inv = 1.0 / self.scale
+        blobs = [self._blob(r, mask.shape) for r in regions if r[4] * inv * inv >= min_area_px]
         if pieces is not None:
             blobs += self._shadow_like(small, gains, cand, pieces, thr, min_area_px, frame_bgr)
         # (the working-scale frame kept for the next one is a copy where it is the frame itself: a
         # camera may fill the same buffer again)
         keep = None if raw.dtype != np.uint8 else raw.copy() if raw is frame_bgr else raw
-        return ChangeMap(s, mask, gains, thr, self.scale, blobs, small, keep, cand)
+        return ChangeMap(s, mask, gains, thr, self.scale, blobs, small, keep, cand, regions, pieces)
+
+    def _regions_since(self, frame_bgr: np.ndarray, small: np.ndarray, raw: np.ndarray, s: np.ndarray,
+                       cand: np.ndarray, thr: float, min_area_px: float, close_px: int, since: ChangeMap,
+                       dirty: list[tuple[int, int, int, int]], max_frac: float = 0.5) -> ChangeMap | None:
+        """:meth:`_regions` from ``since``'s, worked out again only in windows around the boxes where
+        the score changed (``dirty``, working-scale px; see :meth:`_since`): the same map.  A window
+        reaches as far as a changed score reaches into the mask (its opening and closing), and then
+        over every region of ``since`` that reaches into it, and one px more: its edge then runs
+        over no region, old or new, so a region's outline, its holes and its components within
+        it are those of the whole mask, and every region outside the windows is ``since``'s.
+        None where the windows would cover more than ``max_frac`` of the map, or ``since`` kept no
+        regions."""
+        if since.regions is None or since.mask is None or (self.textured_frac > 0 and since.pieces is None):
+            return None
+        hh, ww = s.shape
+        rc = 1 if close_px <= 3 else close_px // 2  # (how far the closing's element reaches)
+        g = 3 + 2 * rc  # (how far a pixel's score reaches into the mask: the opening 2 px, the closing 2 rc)
+        old = since.regions
+        ox0, oy0 = old[:, 0], old[:, 1]
+        ox1, oy1 = ox0 + old[:, 2], oy0 + old[:, 3]
+        wins = [(max(0, x0 - g), max(0, y0 - g), min(ww, x1 + g), min(hh, y1 + g)) for x0, y0, x1, y1 in dirty]
+        while True:
+            # windows within 2 px of one another are one (their edges are to run clear of both)
+            wins = _merged(wins, 2)
+            grown = []
+            for x0, y0, x1, y1 in wins:
+                hit = (ox0 <= x1) & (ox1 >= x0) & (oy0 <= y1) & (oy1 >= y0)  # (within 1 px of it)
+                if hit.any():
+                    x0, y0 = min(x0, int(ox0[hit].min())), min(y0, int(oy0[hit].min()))
+                    x1, y1 = max(x1, int(ox1[hit].max())), max(y1, int(oy1[hit].max()))
+                grown.append((x0, y0, x1, y1))
+            if grown == wins:
+                break
+            wins = grown
+        if sum((x1 - x0 + 2) * (y1 - y0 + 2) for x0, y0, x1, y1 in wins) > max_frac * hh * ww:
+            return None
+        if not wins:
+            return self._map(frame_bgr, small, raw, s, cand, since.gains, thr, min_area_px, since.mask, old,
+                             since.pieces)
+        mask = since.mask.copy()
+        pieces = since.pieces.copy() if since.pieces is not None else None
+        keep = np.ones(len(old), bool)
+        new = [old[:0]]
+        close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (close_px, close_px))
+        m = 4 + 2 * rc  # (as far as the opening and the closing reach, and a margin)
+        for x0, y0, x1, y1 in wins:
+            # the window with its edge (1 px, clear of every region)
+            x0, y0, x1, y1 = max(0, x0 - 1), max(0, y0 - 1), min(ww, x1 + 1), min(hh, y1 + 1)
+            keep &= ~((ox0 < x1) & (ox1 > x0) & (oy0 < y1) & (oy1 > y0))
+            e0, f0, e1, f1 = max(0, x0 - m), max(0, y0 - m), min(ww, x1 + m), min(hh, y1 + m)
+            sub = (s[f0:f1, e0:e1] > thr).view(np.uint8)
+            sub = cv2.morphologyEx(sub, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+            sub = cv2.morphologyEx(sub, cv2.MORPH_CLOSE, close)
+            part = fill_holes(np.ascontiguousarray(sub[y0 - f0:y1 - f0, x0 - e0:x1 - e0]))
+            _, lab, stats, _ = components(part)
+            mask[y0:y1, x0:x1] = part
+            if pieces is not None:
+                got = part.copy()
+                self._small_gone(got, lab, stats, min_area_px)
+                pieces[y0:y1, x0:x1] = got
+            first = _first_blocks(lab, stats, (x0, y0), ww)
+            stats = stats[1:, :5].copy()
+            stats[:, 0] += x0
+            stats[:, 1] += y0
+            new.append(np.column_stack([stats, first]).reshape(-1, 6))
+        regions = np.concatenate([old[keep]] + new)
+        regions = regions[np.argsort(regions[:, 5], kind="stable")]
+        return self._map(frame_bgr, small, raw, s, cand, since.gains, thr, min_area_px, mask, regions, pieces)
 
     def _shadow_like(self, small, gains, cand, pieces, thr: float, min_area_px: float,
                      frame_bgr: np.ndarray | None = None) -> list[Blob]:
