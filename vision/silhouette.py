@@ -73,6 +73,11 @@ class PieceShape:
         which = np.concatenate([np.full(2 * len(p), i) for i, (p, _, _) in enumerate(self.slices)])
         return local, bottom, h0, h1, which
 
+    @cached_property
+    def _slice_cuts(self) -> np.ndarray:
+        """Where each slice's points begin in :attr:`stacked`'s arrays, and their end."""
+        return np.cumsum([0] + [2 * len(p) for p, _, _ in self.slices])
+
     @classmethod
     def from_spec(cls, spec: PieceSpec, n_circle: int = 20) -> "PieceShape":
         slices = tuple((np.asarray(p, dtype=np.float64), float(h0), float(h1)) for p, h0, h1 in spec.slices(n_circle))
@@ -143,11 +148,18 @@ def silhouette_vertices(shape: PieceShape, cam: CameraModel, x: float, y: float,
         if not keep.all():
             local, bottom, lo, hi, which = local[keep], bottom[keep], lo[keep], hi[keep], which[keep]
         lo = np.maximum(lo, clip_below_mm)
+        cuts = np.concatenate([[0], np.flatnonzero(np.diff(which)) + 1, [len(local)]])
+    else:
+        cuts = shape._slice_cuts
     if not len(local):
         return np.zeros((0, 2)), np.zeros((0, 3)), []
-    xyz = np.column_stack([pose_points(local, x, y, heading_deg), -np.where(bottom, lo, hi)])
+    # (pose_points' arithmetic, written into one array)
+    c, s = np.cos(np.radians(heading_deg)), np.sin(np.radians(heading_deg))
+    xyz = np.empty((len(local), 3))
+    xyz[:, 0] = c * local[:, 0] - s * local[:, 1] + x
+    xyz[:, 1] = s * local[:, 0] + c * local[:, 1] + y
+    np.negative(np.where(bottom, lo, hi), out=xyz[:, 2])
     px = cam.project(xyz)
-    cuts = np.concatenate([[0], np.flatnonzero(np.diff(which)) + 1, [len(px)]])
     idx = [a + cv2.convexHull(px[a:b].astype(np.float32), returnPoints=False).ravel()
            for a, b in zip(cuts[:-1], cuts[1:])]
     return px, xyz, idx
