@@ -226,19 +226,8 @@ class Background:
         return self._blur(self._shrink(img))
 
     def _shrink(self, img: np.ndarray) -> np.ndarray:
-        """The working-scale copy, not blurred (of the image's type): the mean of the pixels each
-        one covers.  Halved step by step where the scale is a power of two below a half: OpenCV
-        halves a picture several times faster than it quarters it (1 ms against 4 for a 1080p
-        frame), for a mean rounded twice (by at most a grey level)."""
-        if self.scale == 1:
-            return img
-        h, w = img.shape[:2]
-        while self.size_small[0] * 2 < w and w % 2 == 0 and h % 2 == 0 and \
-                (w // 2, h // 2) != self.size_small and (w // 2) % self.size_small[0] == 0 and \
-                (h // 2) % self.size_small[1] == 0:
-            w, h = w // 2, h // 2
-            img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
-        return cv2.resize(img, self.size_small, interpolation=cv2.INTER_AREA)
+        """The working-scale copy, not blurred (of the image's type)."""
+        return cv2.resize(img, self.size_small, interpolation=cv2.INTER_AREA) if self.scale != 1 else img
 
     def _blur(self, small: np.ndarray) -> np.ndarray:
         """A working-scale copy blurred by ``BLUR_PX``, float32.  An 8-bit image is filtered into
