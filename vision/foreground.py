@@ -154,7 +154,8 @@ def _first_blocks(lab: np.ndarray, stats: np.ndarray, at: tuple[int, int] = (0, 
     width = lab.shape[1] if width is None else width
     h = lab.shape[0]
     ids = np.arange(1, n + 1)
-    # the block row of each component's top row, and the two rows of it (window rows; -1: outside)
+    # the block row of each component's top row, and the two rows of it (window rows; those
+    # outside the window read a padding row, where no component is)
     by = (stats[1:, cv2.CC_STAT_TOP] + y0) // 2
     rows = np.stack([2 * by - y0, 2 * by + 1 - y0], axis=1)
     pad = np.vstack([lab, np.zeros((1, lab.shape[1]), lab.dtype)])
@@ -397,16 +398,21 @@ class Background:
                  close_px: int) -> ChangeMap:
         """The map's regions of change from its score ``s`` and candidate changes ``cand`` (see
         :meth:`changes`)."""
-        mask = (s > thr).view(np.uint8)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (close_px, close_px))
-        mask = fill_holes(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close))
+        mask = fill_holes(self._closed(s, thr, close_px))
         _, lab, stats, _ = components(mask)
         pieces = mask.copy() if self.textured_frac > 0 else None  # the regions kept, as a mask
         self._small_gone(pieces, lab, stats, min_area_px)
         regions = np.column_stack([stats[1:, :5], _first_blocks(lab, stats)]).reshape(-1, 6)
         return self._map(frame_bgr, small, raw, s, cand, gains, thr, min_area_px, mask, regions, pieces)
+
+    @staticmethod
+    def _closed(s: np.ndarray, thr: float, close_px: int) -> np.ndarray:
+        """Where the score ``s`` passes the threshold, specks opened away (2 px) and gaps up to
+        ``close_px`` closed (uint8 0/1): the mask before its holes are filled."""
+        mask = cv2.morphologyEx((s > thr).view(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (close_px, close_px))
+        return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
 
     def _small_gone(self, pieces: np.ndarray | None, lab: np.ndarray, stats: np.ndarray, min_area_px: float) -> None:
         """``pieces`` (a mask's copy; None: not kept) without its regions too small to be a piece
@@ -473,17 +479,13 @@ class Background:
         pieces = since.pieces.copy() if since.pieces is not None else None
         keep = np.ones(len(old), bool)
         new = [old[:0]]
-        close = np.ones((3, 3), np.uint8) if close_px <= 3 else cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (close_px, close_px))
         m = 4 + 2 * rc  # (as far as the opening and the closing reach, and a margin)
         for x0, y0, x1, y1 in wins:
             # the window with its edge (1 px, clear of every region)
             x0, y0, x1, y1 = max(0, x0 - 1), max(0, y0 - 1), min(ww, x1 + 1), min(hh, y1 + 1)
             keep &= ~((ox0 < x1) & (ox1 > x0) & (oy0 < y1) & (oy1 > y0))
             e0, f0, e1, f1 = max(0, x0 - m), max(0, y0 - m), min(ww, x1 + m), min(hh, y1 + m)
-            sub = (s[f0:f1, e0:e1] > thr).view(np.uint8)
-            sub = cv2.morphologyEx(sub, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-            sub = cv2.morphologyEx(sub, cv2.MORPH_CLOSE, close)
+            sub = self._closed(s[f0:f1, e0:e1], thr, close_px)
             part = fill_holes(np.ascontiguousarray(sub[y0 - f0:y1 - f0, x0 - e0:x1 - e0]))
             _, lab, stats, _ = components(part)
             mask[y0:y1, x0:x1] = part

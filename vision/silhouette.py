@@ -116,9 +116,15 @@ def polygon_area(poly: np.ndarray) -> float:
     return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
 
 
-def pose_points(local: np.ndarray, x: float, y: float, heading_deg: float) -> np.ndarray:
+def pose_points(local: np.ndarray, x: float, y: float, heading_deg: float, out: np.ndarray | None = None) -> np.ndarray:
+    """Local points (mm, (n, 2)) turned by the heading and moved to ``(x, y)``; written into the first
+    two columns of ``out`` (n, >= 2) where given (and ``out`` returned)."""
     c, s = np.cos(np.radians(heading_deg)), np.sin(np.radians(heading_deg))
-    return np.column_stack([c * local[:, 0] - s * local[:, 1] + x, s * local[:, 0] + c * local[:, 1] + y])
+    if out is None:
+        return np.column_stack([c * local[:, 0] - s * local[:, 1] + x, s * local[:, 0] + c * local[:, 1] + y])
+    out[:, 0] = c * local[:, 0] - s * local[:, 1] + x
+    out[:, 1] = s * local[:, 0] + c * local[:, 1] + y
+    return out
 
 
 def footprint_mm(shape: PieceShape, x: float, y: float, heading_deg: float) -> np.ndarray:
@@ -153,11 +159,7 @@ def silhouette_vertices(shape: PieceShape, cam: CameraModel, x: float, y: float,
         cuts = shape._slice_cuts
     if not len(local):
         return np.zeros((0, 2)), np.zeros((0, 3)), []
-    # (pose_points' arithmetic, written into one array)
-    c, s = np.cos(np.radians(heading_deg)), np.sin(np.radians(heading_deg))
-    xyz = np.empty((len(local), 3))
-    xyz[:, 0] = c * local[:, 0] - s * local[:, 1] + x
-    xyz[:, 1] = s * local[:, 0] + c * local[:, 1] + y
+    xyz = pose_points(local, x, y, heading_deg, out=np.empty((len(local), 3)))
     np.negative(np.where(bottom, lo, hi), out=xyz[:, 2])
     px = cam.project(xyz)
     idx = [a + cv2.convexHull(px[a:b].astype(np.float32), returnPoints=False).ravel()
