@@ -831,12 +831,20 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
     if not ok:
         raise BoardNotFound("the boards were found but no camera pose fits them", overlay=_overlay_matches(image, matches, scale))
     rvec0, tvec0 = rvec0.ravel(), tvec0.ravel()
+    # lens distortion is only freed once observations cover the boards (matches may cluster)
+    hull = cv2.contourArea(cv2.convexHull(prob.image_px.astype(np.float32)))
+    boards_px = cv2.contourArea(cv2.convexHull(np.concatenate(
+        [_project_h(m.H, m.template.outline_mm) / scale for m in matches]).astype(np.float32)))
+    covered = hull > 0.5 * boards_px
     if complete_later:
         # the placements from the tiles' homographies can be ~10% off in scale under a steep view,
         # and so the grid's empty cells: the found tiles are first fitted on their own (their known
-        # size sets the scale), then their grid tells where the missing ones lie
+        # size sets the scale), then their grid tells where the missing ones lie; with the lens's
+        # distortion where the found tiles cover the boards (a strong barrel bends a corner cell's
+        # tiles, and their grid, 15 mm off where the missing tile lies: table 9410)
         pre = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg)
-        K0, d0, rvec0, tvec0, placements, _ = pre.solve(prob, placements, K0, d0, rvec0, tvec0, free_distortion=False)
+        K0, d0, rvec0, tvec0, placements, _ = pre.solve(prob, placements, K0, d0, rvec0, tvec0,
+                                                        free_distortion=covered)
         cam0 = CameraModel(Intrinsics((w, h), K0, d0), Pose(rvec0, tvec0))
         extra = _complete_grid(gray, profile, placements, cam0, sorted(missing))
         if extra is None:
@@ -857,11 +865,6 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
                            np.concatenate([prob.weight, np.full(len(loc), 0.3)]))
     fixed = profile.data.arrangement.kind == "fixed" and len(placements) > 1
     solver = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg, nominal=list(placements) if fixed else None)
-    # lens distortion is only freed once observations cover the boards (matches may cluster)
-    hull = cv2.contourArea(cv2.convexHull(prob.image_px.astype(np.float32)))
-    boards_px = cv2.contourArea(cv2.convexHull(np.concatenate(
-        [_project_h(m.H, m.template.outline_mm) / scale for m in matches]).astype(np.float32)))
-    covered = hull > 0.5 * boards_px
     K, dist, rvec, tvec, placements, _ = solver.solve(prob, placements, K0, d0, rvec0, tvec0,
                                                       free_distortion=covered)
     timings["solve"] = time.perf_counter() - t0
