@@ -13,11 +13,11 @@ from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
-from scipy.optimize import least_squares
 
 from calibration.camera import CameraModel
 from tableref.config import VisionConfig
 
+from .lsq import least_squares_soft_l1
 from .silhouette import (PieceShape, footprint_mm, main_axis, signed_distance, signed_distance_grad,
                          silhouette_hulls, silhouette_vertices)
 
@@ -202,8 +202,7 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
             p0 = np.array([x0, y0, th0, 0.0])
             scale = np.array([0.5, 0.5, 2.0, 0.3])
             res, jac = model.residuals, model.jacobian
-        sol = least_squares(res, p0, jac=jac, loss="soft_l1", f_scale=robust_px, x_scale=scale, max_nfev=20,
-                            xtol=1e-4, ftol=1e-4)
+        sol = least_squares_soft_l1(res, p0, jac, scale, f_scale=robust_px, max_nfev=20, xtol=1e-4, ftol=1e-4)
         r = sol.fun[:-1]
         rms, inl = measures(r, robust_px)
         p = sol.x
