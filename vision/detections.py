@@ -48,15 +48,22 @@ def _spliced(a, index, b) -> dict[str, Any]:
 def _gathered(cls, rows, skip: str = "") -> dict[str, Any]:
     """The fields (but ``skip``) of dataclass of parallel arrays ``cls`` made of the given rows of
     instances of it (each an instance and a row of it), in order."""
+    # (rows come from one or two instances, the frame before's and this frame's: each field is
+    # taken from each by one index array, not row by row)
+    by_source: dict[int, tuple[Any, list[int], list[int]]] = {}
+    for k, (a, i) in enumerate(rows):
+        by_source.setdefault(id(a), (a, [], []))
+        by_source[id(a)][1].append(k)
+        by_source[id(a)][2].append(i)
     out = {}
     for f in fields(cls):
         if f.name == skip:
             continue
         first = getattr(rows[0][0], f.name)
-        if first.dtype == object:
-            out[f.name] = _obj_array([getattr(a, f.name)[i] for a, i in rows])
-        else:
-            out[f.name] = np.stack([getattr(a, f.name)[i] for a, i in rows])
+        v = np.empty((len(rows),) + first.shape[1:], dtype=first.dtype)
+        for a, at, index in by_source.values():
+            v[at] = getattr(a, f.name)[index]
+        out[f.name] = v
     return out
 
 
