@@ -607,6 +607,37 @@ def test_a_change_map_worked_out_again_only_where_the_picture_changed_is_the_who
                                   bg1.changes(after, min_area_px=100).mask)
 
 
+def test_a_change_map_worked_out_again_says_where_its_frame_is_the_one_before():
+    """A change map worked out again around what changed says where its blurred frame is the
+    frame before's to the bit (there a region's pieces are taken over without a look at its
+    pixels): in every box of a grid it says so of, and in none where a piece came or went."""
+    from vision.foreground import Background
+
+    ref = _textured(480, 640)
+    bg = Background(ref, scale=0.5, shadow_px=20, smooth_px=3.0, textured_frac=0.05)
+    before = ref.copy()
+    before[40:90, 30:80] = (200, 40, 40)
+    after = before.copy()
+    after[40:90, 30:80] = ref[40:90, 30:80]        # the piece shot away ...
+    after[300:350, 400:450] = (40, 40, 200)        # ... and another come to rest
+    noise = np.random.default_rng(3).integers(-2, 3, after.shape)
+    after = np.clip(after + noise, 0, 255).astype(np.uint8)  # (and the camera's noise everywhere)
+    first = bg.changes(before, min_area_px=100)
+    since = bg.changes(after, min_area_px=100, since=first)
+    assert since.small_from is not None
+    said = 0
+    for y0 in range(0, 240, 10):
+        for x0 in range(0, 320, 10):
+            box = (x0, y0, x0 + 20, y0 + 20)
+            if since.small_unchanged(first.small, box):
+                said += 1
+                np.testing.assert_array_equal(since.small[y0:y0 + 20, x0:x0 + 20], first.small[y0:y0 + 20, x0:x0 + 20])
+    assert said > 600
+    for box in ((15, 20, 40, 45), (200, 150, 225, 175)):   # (where they were and are, working-scale px)
+        assert not since.small_unchanged(first.small, box)
+    assert since.small_unchanged(since.small, (15, 20, 40, 45)) and not since.small_unchanged(None, (0, 0, 5, 5))
+
+
 def test_a_change_maps_regions_worked_out_again_in_windows_are_the_whole_ones():
     """The regions of a change map worked out again only in windows around where the score changed
     (``Background._regions_since``) are those of the whole map, in the same order: random scores

@@ -519,6 +519,8 @@ class Detector:
                                    [max(a, b) for a, b in zip(r.bbox[2:], bbox[2:])])
             x0, y0 = int(box[0] * s), int(box[1] * s)
             x1, y1 = int(np.ceil(box[2] * s)), int(np.ceil(box[3] * s))
+            if ch.small_unchanged(previous._small, (x0, y0, x1, y1)):
+                return r  # (not a pixel differs: the change map did not work the frame out again there)
             d = cv2.absdiff(ch.small[y0:y1, x0:x1], previous._small[y0:y1, x0:x1])
             moved = (channel_max(d) > ch.threshold).astype(np.uint8)
             if not cv2.morphologyEx(moved, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)).any():

@@ -51,6 +51,22 @@ class ChangeMap:
     # width, height, area (working-scale px) and its first 2x2 block in raster order (row * w + col)
     regions: np.ndarray | None = None
     pieces: np.ndarray | None = None   # ``mask`` without the regions too small to be a piece (uint8)
+    # worked out from an earlier frame's map (see Background.changes' ``since``): that map's
+    # ``small`` and the boxes (working-scale px, x0, y0, x1, y1) outside which ``small`` is the same
+    small_from: tuple[np.ndarray, list[tuple[int, int, int, int]]] | None = None
+
+    def small_unchanged(self, small: np.ndarray | None, box: tuple[int, int, int, int]) -> bool:
+        """Whether ``small`` (a frame at this map's scale) is known to be this map's ``small`` to
+        the bit within ``box`` (working-scale px, x0, y0, x1, y1): it is the same array, or the one
+        this map was worked out from and the box meets none of the boxes worked out again."""
+        if small is None:
+            return False
+        if small is self.small:
+            return True
+        if self.small_from is None or self.small_from[0] is not small:
+            return False
+        x0, y0, x1, y1 = box
+        return not any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in self.small_from[1])
 
 
 def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -302,10 +318,11 @@ class Background:
         raw = self._shrink(frame_bgr)
         got = self._since(raw, since, light_tol, since_max_frac) if since is not None else None
         if got is not None:
-            small, s, cand, dirty = got
+            small, s, cand, dirty, redone = got
             gains, thr = since.gains, since.threshold
             kept = self._regions_since(frame_bgr, small, raw, s, cand, thr, min_area_px, close_px, since, dirty)
             if kept is not None:
+                kept.small_from = (since.small, redone)
                 return kept
         else:
             small = self._blur(raw)
@@ -344,9 +361,10 @@ class Background:
     def _since(self, raw: np.ndarray, since: ChangeMap, light_tol: float, max_frac: float):
         """The blurred working-scale frame, change score and candidate changes (see :meth:`changes`)
         from ``since``'s, worked out again only around where ``raw`` (the working-scale frame, not
-        blurred) differs from its frame by the threshold, and the boxes where they were (working-scale
-        px); None where they cannot be (see :meth:`changes`).  Around: as far as a changed pixel reaches into the blurred frame and into
-        the wide-darkening test of the score."""
+        blurred) differs from its frame by the threshold, the boxes where the score was (working-scale
+        px) and those where the blurred frame was; None where they cannot be (see :meth:`changes`).
+        Around: as far as a changed pixel reaches into the blurred frame and into the wide-darkening
+        test of the score."""
         if since.raw is None or since.changed is None or raw.dtype != np.uint8 or raw.shape != since.raw.shape \
                 or since.scale != self.scale or not raw.flags.c_contiguous:
             return None
@@ -364,7 +382,7 @@ class Background:
         moved = cv2.morphologyEx(moved, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         small, s, cand = since.small, since.score, since.changed
         if not moved.any():
-            return small, s, cand, []
+            return small, s, cand, [], []
         k = _gaussian_kernel(self.BLUR_PX)
         kr = len(k) // 2
         reach = kr + self._wide_px(self.scale) + 2
@@ -391,7 +409,7 @@ class Background:
                 s[y0:y1, x0:x1] = self.score(small[y0:y1, x0:x1], self.small[y0:y1, x0:x1], gains,
                                              self._wide_px(self.scale))
                 dirty.append((x0, y0, x1, y1))
-        return small, s, cand, dirty
+        return small, s, cand, dirty, boxes
 
     def _regions(self, frame_bgr: np.ndarray, small: np.ndarray, raw: np.ndarray, s: np.ndarray,
                  cand: np.ndarray, gains: np.ndarray, thr: float, min_area_px: float,
