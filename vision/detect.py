@@ -638,11 +638,11 @@ class Detector:
                 ys, xs = np.nonzero(rest)
                 seed = (box[0] + xs.min(), box[1] + ys.min(), box[0] + xs.max() + 1, box[1] + ys.max() + 1)
                 big = self._grown(frame, seed)
-                posed = [shapely.Polygon(c.fit.footprint()) for c in out]
+                posed = [c.fit.footprint_polygon() for c in out]
                 near = self._posed_near(out, big) | self._others_near(ch, big, seed)
                 for c in self._shadow_coloured(frame, big, seed, ch, near):
                     # not where a piece already stands (two pieces on the board cannot share ground)
-                    fp = shapely.Polygon(c.fit.footprint())
+                    fp = c.fit.footprint_polygon()
                     if all(_overlap(fp, q) < 0.2 for q in posed):
                         out.append(c)
         return out
@@ -1690,7 +1690,7 @@ class Detector:
         pieces are a stack: the one whose outline fits best lies on top."""
         if len(cands) < 2:
             return cands
-        polys = [shapely.Polygon(c.fit.footprint()) for c in cands]
+        polys = [c.fit.footprint_polygon() for c in cands]
         touching: list[set[int]] = [set() for _ in cands]  # the footprints each one touches
         for a, b in shapely.STRtree(polys).query(polys, predicate="intersects").T:
             if a != b:
@@ -1736,7 +1736,7 @@ class Detector:
         """Pitch Fleet: of two pieces whose footprints overlap, one lies on the other (and is
         outbound): the one whose colour the photo shows where they overlap (see :meth:`_upper`),
         else the one whose edge shows there (:meth:`_upper_by_edges`), else the better posed."""
-        polys = [shapely.Polygon(c.fit.footprint()) for c in cands]
+        polys = [c.fit.footprint_polygon() for c in cands]
         for i in range(len(cands)):
             for k in range(i + 1, len(cands)):
                 if _overlap(polys[i], polys[k]) > 0.15:
@@ -1799,9 +1799,10 @@ class Detector:
         per = f.shape.period_deg
         best, best_d = None, np.inf
         for b in self._lay_before:
+            if b.fit.shape.kind != f.shape.kind or b.fit.shape.color != f.shape.color:
+                continue
             d = np.hypot(b.fit.x - f.x, b.fit.y - f.y)
-            if b.fit.shape.kind != f.shape.kind or b.fit.shape.color != f.shape.color or \
-                    d > self.cfg.stack_before_mm or d >= best_d:
+            if d > self.cfg.stack_before_mm or d >= best_d:
                 continue
             if f.shape.round or abs((b.fit.heading - f.heading + per / 2) % per - per / 2) <= self.cfg.stack_before_deg:
                 best, best_d = b, d

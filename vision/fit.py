@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+import shapely
 
 from calibration.camera import CameraModel
 from tableref.config import VisionConfig
@@ -40,6 +41,16 @@ class Fit:
 
     def footprint(self) -> np.ndarray:
         return footprint_mm(self.shape, self.x, self.y, self.heading)
+
+    def footprint_polygon(self) -> shapely.Polygon:
+        """The footprint as a shapely polygon (table mm), kept with the pose it was made for, as
+        :meth:`hulls` are (a frame's suppression and stacking ask for every piece's)."""
+        key = (id(self.shape), self.x, self.y, self.heading)
+        got = self.__dict__.get("_footprint_polygon")
+        if got is None or got[0] != key:
+            got = (key, self.shape, shapely.Polygon(self.footprint()))
+            self.__dict__["_footprint_polygon"] = got
+        return got[2]
 
     def hulls(self, cam: CameraModel) -> list[np.ndarray]:
         """The pose's silhouette (see :func:`silhouette_hulls`; image px).  Kept with the pose it was
