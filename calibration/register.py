@@ -831,11 +831,6 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
     if not ok:
         raise BoardNotFound("the boards were found but no camera pose fits them", overlay=_overlay_matches(image, matches, scale))
     rvec0, tvec0 = rvec0.ravel(), tvec0.ravel()
-    # lens distortion is only freed once observations cover the boards (matches may cluster)
-    hull = cv2.contourArea(cv2.convexHull(prob.image_px.astype(np.float32)))
-    boards_px = cv2.contourArea(cv2.convexHull(np.concatenate(
-        [_project_h(m.H, m.template.outline_mm) / scale for m in matches]).astype(np.float32)))
-    covered = hull > 0.5 * boards_px
     if complete_later:
         # the placements from the tiles' homographies can be ~10% off in scale under a steep view,
         # and so the grid's empty cells: the found tiles are first fitted on their own (their known
@@ -844,7 +839,7 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
         # tiles, and their grid, 15 mm off where the missing tile lies: table 9410)
         pre = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg)
         K0, d0, rvec0, tvec0, placements, _ = pre.solve(prob, placements, K0, d0, rvec0, tvec0,
-                                                        free_distortion=covered)
+                                                        free_distortion=_covers(prob, matches, scale))
         cam0 = CameraModel(Intrinsics((w, h), K0, d0), Pose(rvec0, tvec0))
         extra = _complete_grid(gray, profile, placements, cam0, sorted(missing))
         if extra is None:
@@ -865,6 +860,7 @@ def _register(image: np.ndarray, profile: BoardProfile, intrinsics: Intrinsics |
                            np.concatenate([prob.weight, np.full(len(loc), 0.3)]))
     fixed = profile.data.arrangement.kind == "fixed" and len(placements) > 1
     solver = CameraSolver((w, h), tile_ids, ref_idx, intrinsics, cfg, nominal=list(placements) if fixed else None)
+    covered = _covers(prob, matches, scale)
     K, dist, rvec, tvec, placements, _ = solver.solve(prob, placements, K0, d0, rvec0, tvec0,
                                                       free_distortion=covered)
     timings["solve"] = time.perf_counter() - t0
@@ -1018,6 +1014,15 @@ def _fit_closely(gray: np.ndarray, edges: "EdgeImage", profile: BoardProfile, so
             break
         corners_px = now
     return _CloseFit(K, dist, rvec, tvec, placements, prob, prob2, eobs)
+
+
+def _covers(prob: "Problem", matches: list[TileMatch], scale: float) -> bool:
+    """Whether a problem's observations cover the boards the matches found (half their area in the
+    photo): lens distortion is only freed then (matches may cluster)."""
+    hull = cv2.contourArea(cv2.convexHull(prob.image_px.astype(np.float32)))
+    boards_px = cv2.contourArea(cv2.convexHull(np.concatenate(
+        [_project_h(m.H, m.template.outline_mm) / scale for m in matches]).astype(np.float32)))
+    return hull > 0.5 * boards_px
 
 
 def _wrap(a: float) -> float:
