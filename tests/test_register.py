@@ -255,45 +255,29 @@ def test_weakest_part_ignores_sparsely_printed_cells():
     assert _weakest_part_score(np.column_stack([ncc, xy]), (360.0, 240.0), 120.0) < 0.1
 
 
-def test_a_tile_missed_by_the_features_is_found_in_its_grid_cell_under_a_steep_view():
-    """A simulated 1080p photo from a steep, far view in which the features miss the dark Neptune
-    tile: the found tiles are fitted first (the first placements were ~10% off in scale), and the
-    missing tile is looked for a pitch on from its neighbours."""
+@pytest.mark.parametrize("seed,size", [
+    # a steep, far view in which the features miss the dark Neptune tile: the found tiles are fitted
+    # first (the first placements were ~10% off in scale), and the missing tile is looked for a
+    # pitch on from its neighbours
+    (7043, (1920, 1080)),
+    # a webcam's photo (~1 px per mm on the boards) in which the features miss three of the nine
+    # tiles: the six found make the grid, the three are told apart and turned by their pictures in
+    # its empty cells (before, only two could be missing)
+    (7014, (1280, 720)),
+    # held-out table 9410: a lens with a strong barrel (k1 -0.2), and the features miss the pale
+    # Uranus tile in a corner.  The found tiles fitted without the lens's distortion put its grid
+    # cell 15 mm off where it lies, beyond the slide's reach, and its picture, warped through a
+    # camera without it, matched nowhere (NCC 0.08): the board was refused.  Fitted with the
+    # distortion (the found tiles cover the boards), it is found in its cell
+    (9410, (1920, 1080)),
+], ids=["steep-view", "webcam-three-missing", "strong-barrel-corner"])
+def test_tiles_missed_by_the_features_are_found_in_their_grid_cells(seed, size):
+    """Simulated photos of Pitch Fleet's free grid in which SIFT misses tiles: they are placed in
+    the grid's empty cells by their pictures, and the calibration is as exact as any."""
     from simulator.api import simulate
 
     prof = BoardProfile.builtin("pitchfleet")
-    scene, res = simulate("pitchfleet", 7043, (1920, 1080), empty=True)
-    reg = register(res.image, prof)
-    e = compare(reg.calibration, prof, scene.camera(), scene.placements)
-    assert e.identity_ok and e.rotation_ok and e.corner_mm.max() < 2.0
-    assert Calibration(reg.calibration).problems() == []
-
-
-def test_three_tiles_missed_by_the_features_of_a_webcam_photo_are_found_in_their_grid_cells():
-    """A simulated 1280x720 photo (a webcam's; ~1 px per mm on the boards) in which the features
-    miss three of the nine tiles: the six found make the grid, the three are told apart and turned
-    by their pictures in its empty cells (before, only two could be missing)."""
-    from simulator.api import simulate
-
-    prof = BoardProfile.builtin("pitchfleet")
-    scene, res = simulate("pitchfleet", 7014, (1280, 720), empty=True)
-    reg = register(res.image, prof)
-    e = compare(reg.calibration, prof, scene.camera(), scene.placements)
-    assert e.identity_ok and e.rotation_ok and e.corner_mm.max() < 2.0
-    assert Calibration(reg.calibration).problems() == []
-
-
-def test_a_tile_missed_in_a_corner_of_a_strong_barrel_is_found_in_its_grid_cell():
-    """Bench table pitchfleet 9410 (held out): a lens with a strong barrel (k1 -0.2), and the
-    features miss the pale Uranus tile in a corner of the photo.  The found tiles fitted without
-    the lens's distortion put its grid cell 15 mm off where the tile lies, beyond the slide's reach,
-    and the tile's picture, warped through a camera without it, matched nowhere (NCC 0.08): the
-    board was refused.  Fitted with the distortion (the found tiles cover the boards), the tile is
-    found in its cell and the calibration is as exact as any."""
-    from simulator.api import simulate
-
-    prof = BoardProfile.builtin("pitchfleet")
-    scene, res = simulate("pitchfleet", 9410, (1920, 1080), empty=True)
+    scene, res = simulate("pitchfleet", seed, size, empty=True)
     reg = register(res.image, prof)
     e = compare(reg.calibration, prof, scene.camera(), scene.placements)
     assert e.identity_ok and e.rotation_ok and e.corner_mm.max() < 2.0, e.corner_mm

@@ -52,9 +52,9 @@ def _gathered(cls, rows, skip: str = "") -> dict[str, Any]:
     # taken from each by one index array, not row by row)
     by_source: dict[int, tuple[Any, list[int], list[int]]] = {}
     for k, (a, i) in enumerate(rows):
-        by_source.setdefault(id(a), (a, [], []))
-        by_source[id(a)][1].append(k)
-        by_source[id(a)][2].append(i)
+        _, at, index = by_source.setdefault(id(a), (a, [], []))
+        at.append(k)
+        index.append(i)
     out = {}
     for f in fields(cls):
         if f.name == skip:

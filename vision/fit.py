@@ -42,29 +42,29 @@ class Fit:
     def footprint(self) -> np.ndarray:
         return footprint_mm(self.shape, self.x, self.y, self.heading)
 
+    def _kept(self, name: str, key: tuple, held: tuple, make):
+        """``make()``, kept with this fit under ``name`` while ``key`` (the pose and, by identity,
+        the objects ``held``, which the entry holds so that their ids are not reused) stays the same."""
+        got = self.__dict__.get(name)
+        if got is None or got[0] != key:
+            got = (key, held, make())
+            self.__dict__[name] = got
+        return got[2]
+
     def footprint_polygon(self) -> shapely.Polygon:
         """The footprint as a shapely polygon (table mm), kept with the pose it was made for, as
         :meth:`hulls` are (a frame's suppression and stacking ask for every piece's)."""
-        key = (id(self.shape), self.x, self.y, self.heading)
-        got = self.__dict__.get("_footprint_polygon")
-        if got is None or got[0] != key:
-            got = (key, self.shape, shapely.Polygon(self.footprint()))
-            self.__dict__["_footprint_polygon"] = got
-        return got[2]
+        return self._kept("_footprint_polygon", (id(self.shape), self.x, self.y, self.heading), (self.shape,),
+                          lambda: shapely.Polygon(self.footprint()))
 
     def hulls(self, cam: CameraModel) -> list[np.ndarray]:
         """The pose's silhouette (see :func:`silhouette_hulls`; image px).  Kept with the pose it was
         projected for: a frame's pieces are asked for theirs many times over (suppression, stacking,
         colours, judgement), and a piece taken over from the frame before keeps its own.  (The
         arrays are shared: not to be written to.)"""
-        # (by identity the camera and the shape, which the entry holds, so that neither id is reused)
         key = (id(cam), id(self.shape), self.x, self.y, self.heading, self.base_mm, self.clip_below)
-        got = self.__dict__.get("_hulls")
-        if got is None or got[0] != key:
-            got = (key, (cam, self.shape), silhouette_hulls(self.shape, cam, self.x, self.y, self.heading,
-                                                            self.base_mm, self.clip_below))
-            self.__dict__["_hulls"] = got
-        return list(got[2])
+        return list(self._kept("_hulls", key, (cam, self.shape), lambda: silhouette_hulls(
+            self.shape, cam, self.x, self.y, self.heading, self.base_mm, self.clip_below)))
 
     def off_edge_px(self, cam: CameraModel, pts_px: np.ndarray) -> np.ndarray:
         """How far (px) each outline point lies from the edge of this pose's silhouette, grown by its

@@ -7,7 +7,8 @@ Why not call scipy: the pose fit solves hundreds of tiny problems a frame (3-4 u
 residuals, about ten steps each). There scipy's wrapping (its function objects, the checks of
 every input, the loss function's closure, the SVD's checks) cost a third of the fit's time, as much
 per step as the model's residuals and Jacobian. ``tests/test_lsq.py`` holds this to scipy's
-answers on random problems and on real outlines: the same solution, residuals and evaluation count.
+answers on random robust fits: the same solution, residuals and evaluation counts (on the real
+outlines of 12 bench tables it was checked bit-identical when written).
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def least_squares_soft_l1(fun: Callable[[np.ndarray], np.ndarray], x0: np.ndarra
     cost = 0.5 * np.sum(rho[0])
     J, f = _scaled(J, f, rho)
     g = J.T.dot(f)
-    scale = x_scale
+    d = x_scale  # (the variables' scale: fixed, not the Jacobian's)
     Delta = norm(x * (1 / x_scale))
     if Delta == 0:
         Delta = 1.0
@@ -131,7 +132,6 @@ def least_squares_soft_l1(fun: Callable[[np.ndarray], np.ndarray], x0: np.ndarra
             status = 1
         if status is not None or nfev == max_nfev:
             break
-        d = scale
         g_h = d * g
         J_h = J * d
         U, s, V = svd(J_h, full_matrices=False, check_finite=False)
