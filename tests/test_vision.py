@@ -1556,6 +1556,19 @@ def test_a_ship_under_one_of_another_colour_posed_on_its_crescent_is_kept():
     assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
 
 
+def test_a_ship_under_one_of_another_colour_is_named_from_its_crescent_s_core():
+    """Held-out table 9402 of Pitch Fleet: a blue ship lying on a red one, of which crescents
+    show (71% of it covered).  The red ship, posed on them, was named from its whole own part,
+    mostly rim, whose pixels the blur mixes with the blue ship's and the board's: a purple-red,
+    just short of sure (0.496) and not surely unlike blue, so it was dropped as a weak candidate
+    on a stronger piece; the blue ship was judged on the board.  Named from the crescents' core
+    (their rim left out), it is red, and kept; the blue ship lies on it, outbound."""
+    scene, j, s = _judged_bench_scene("pitchfleet", 9402)
+    assert s.false == 0 and s.missed == 0
+    assert sorted(j.detections.color.tolist()) == sorted(p.color for p in scene.pieces)
+    assert [t == d for t, d, _ in s.verdicts["outbound"]] == [True] * len(scene.pieces)
+
+
 def test_a_disc_on_one_of_another_colour_whose_own_part_shows_shaded_is_kept():
     """Bench scene 7011 of PitRush: a blue disc lying on a white one in pit p19, 3.4 mm off it.  Both
     were posed; the blue one was named from its own part, a shaded rim, unsure whether blue or black

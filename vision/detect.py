@@ -61,6 +61,8 @@ from .judge import judge
 from .judgement import Judgement
 from .silhouette import PieceShape, main_axis, pose_points, silhouette_hulls, silhouette_mask
 
+MIN_COLOUR_PX = 6  # a piece's colour is read from this many pixels at least (else from its whole region's)
+
 
 @dataclass
 class Candidate:
@@ -1025,6 +1027,12 @@ class Detector:
                 f.upright = ups[i]
                 # a piece's colour from where it is alone: where two overlap, one hides the other
                 own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
+                if len(fits) > 1:
+                    # ... and from that part's core, where it has one: a part seen as a crescent is
+                    # mostly rim, whose pixels blur its colour with its neighbours' (the board's,
+                    # the piece lying on it: a red crescent under a blue ship reads purple)
+                    core = self._core(own & masks[i].astype(bool))
+                    own = core if np.count_nonzero(core) >= MIN_COLOUR_PX else own
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
                 cands[-1].seen_mm = float(seen[i])
             scored = [c.fit for c in cands]
@@ -1356,6 +1364,12 @@ class Detector:
                 others |= m.astype(bool)
         return others
 
+    def _core(self, m: np.ndarray) -> np.ndarray:
+        """A mask (bool) without its rim as wide as blur shifts an outline (``fit_blur_px``, one
+        pixel at least): where the photo shows a piece's colour unmixed with its neighbours'."""
+        r = max(1, round(self.cfg.fit_blur_px))
+        return cv2.erode(m.astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)).astype(bool)
+
     def _uncovered(self, comp: np.ndarray, masks: list[np.ndarray], i: int) -> np.ndarray:
         """The part of the i-th piece of a reading that no other one covers (bool, box px)."""
         return masks[i].astype(bool) & ~self._others(masks, i, comp)
@@ -1366,8 +1380,7 @@ class Detector:
         (where that leaves any of it): a region's edge lies anywhere in that rim, and a piece
         seen as a thin crescent is mostly rim."""
         own = self._uncovered(comp, masks, i)
-        r = max(1, round(self.cfg.fit_blur_px))
-        core = cv2.erode(own.astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)).astype(bool)
+        core = self._core(own)
         if core.any():
             own = core
         return np.count_nonzero(comp.astype(bool) & own) / max(np.count_nonzero(own), 1)
@@ -1413,7 +1426,7 @@ class Detector:
     def _named(self, frame: np.ndarray, f: Fit, comp: np.ndarray, box) -> Candidate:
         """Name a posed piece's colour from the pixels of its silhouette."""
         m = silhouette_mask(f.hulls(self.cam), box) & comp
-        colour_lab = self._lab_of(frame, m if m.sum() >= 6 else comp, box)
+        colour_lab = self._lab_of(frame, m if m.sum() >= MIN_COLOUR_PX else comp, box)
         name, conf, dist = self._naming(f.shape.kind, colour_lab)
         spec_shape = next(s for s in self.shapes[name] if s.kind == f.shape.kind)
         f.shape = spec_shape.upright() if f.upright else spec_shape
