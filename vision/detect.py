@@ -1027,10 +1027,13 @@ class Detector:
                 f.upright = ups[i]
                 # a piece's colour from where it is alone: where two overlap, one hides the other
                 own = comp & ~self._others(masks, i, comp) if len(fits) > 1 else comp
-                if len(fits) > 1:
+                if len(fits) > 1 and not f.shape.round:
                     # ... and from that part's core, where it has one: a part seen as a crescent is
                     # mostly rim, whose pixels blur its colour with its neighbours' (the board's,
-                    # the piece lying on it: a red crescent under a blue ship reads purple)
+                    # the piece lying on it: a red crescent under a blue ship reads purple).  Not a
+                    # disc's: over a pit a disc's crescent is mostly the pit's shade or the rim of
+                    # a disc under it, whose core names it wrong (see _by_colour; PitRush's held-out
+                    # tables lost two discs and named a third wrong)
                     core = self._core(own & masks[i].astype(bool))
                     own = core if np.count_nonzero(core) >= MIN_COLOUR_PX else own
                 cands.append(self._named(frame, f, own.astype(np.uint8), box))
