@@ -1497,6 +1497,25 @@ def test_a_grey_rock_the_change_map_took_for_plain_is_looked_for_around_it(seed,
     assert _missed_rocks(scene, photo, cal, det)[0]
 
 
+def test_a_grey_rock_touching_a_figure_is_read_as_a_rock_not_a_second_figure(monkeypatch):
+    """Bench scene 7034 of Galaktico (held-out 9426 is alike): a grey meteor touching a figure, one
+    region of change.  Touching pieces are read as pieces of one kind at a time, and the region's
+    colour is the figure's: it was read as two figures, the meteor a red cruiser (unsure of its
+    colour, flagged).  A piece of such a reading unsure of its colour and nearer a colour another
+    kind comes in is posed again as that kind: the meteor is read as a grey meteor, every piece
+    of the scene is of its kind and colour.  Without that, it is a cruiser."""
+    scene, photo, cal, det = _bench_scene("galaktico", 7034)
+
+    def wrong() -> list:
+        s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "galaktico")
+        assert s.missed == 0 and s.false == 0
+        return [(t, d) for v in ("kind", "color") for t, d, _ in s.verdicts[v] if t != d]
+
+    assert wrong() == []
+    monkeypatch.setattr(Detector, "_other_kinds", lambda self, best, *a: best)
+    assert ("meteor", "figure:cruiser") in wrong()
+
+
 def test_a_grey_rock_beside_a_figure_is_not_posed_on_the_figure_s_own_change(monkeypatch):
     """Bench scene 7254 of Galaktico: a grey meteor of which only a part changed the picture
     clearly, beside a figure whose own region of change is apart from it.  Looked for around that

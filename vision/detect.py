@@ -1188,9 +1188,44 @@ class Detector:
             sure = [r for r in by_colour if not any(_weak(c) for c in r[1])]
             if sure and not {c.fit.shape.color for c in sure[0][1]} <= colours:
                 best = min(sure, key=lambda r: r[0])
+        if not stacking and best is not None and len(best[1]) > 1:
+            best = self._other_kinds(best, pts, options, judged)
         if stacking and best is not None and best[1] and all(c.fit.shape.round for c in best[1]):
             best = self._one_more_disc(best, pts, comp, box, px_lab, judged)
         return [] if best is None else self._top_seen(best[1], pts)
+
+    def _other_kinds(self, best, pts: np.ndarray, options: list, judged):
+        """Where one piece stands per place (Galaktico), touching pieces are read as pieces of one
+        kind at a time.  A piece of such a reading unsure of its colour's name and nearer a colour
+        another kind comes in than any its own kind does (a grey meteor touching a yellow fighter,
+        read as two fighters, the meteor a blue one) is posed again as each such kind on the part of
+        the outline nearest it, then all of them together; the reading is taken where it costs less
+        (``options``: _fit_component's kinds, ``judged``: its scoring)."""
+        fits = [c.fit for c in best[1]]
+        owner = np.argmin(np.stack([f.off_edge_px(self.cam, pts) for f in fits]), axis=0)
+        k = len(fits)
+        for i, c in enumerate(best[1]):
+            if c.colour_lab is None or c.color_conf >= self.cfg.color_confidence_min:
+                continue
+            sel = pts[owner == i]
+            if len(sel) < MIN_OUTLINE_POINTS:
+                continue
+
+            def near(kind: str) -> float:
+                return float(np.min(self._namer(self._colours_of(kind)).distances(c.colour_lab)))
+            own = near(c.fit.shape.kind)
+            for s in {o[0].kind: o[0] for o in options if not o[1] and o[0].kind != c.fit.shape.kind}.values():
+                if near(s.kind) >= own:
+                    continue
+                f_new = fit_one(s, self.cam, sel, 0.0)
+                shapes = [f.shape for f in fits]
+                shapes[i] = s
+                inits = [(f.x, f.y, f.heading) for f in fits]
+                inits[i] = (f_new.x, f_new.y, f_new.heading)
+                res = judged(fit_many(shapes, self.cam, pts, [0.0] * k, [None] * k, inits=inits), [False] * k)
+                if len(res[1]) == k and res[0] < best[0]:
+                    best = res
+        return best
 
     def _one_more_disc(self, best, pts: np.ndarray, comp: np.ndarray, box, lab: np.ndarray, judged):
         """Discs lying on one another (PitRush towers): a colour that shows in a band at least
