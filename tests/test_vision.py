@@ -336,6 +336,26 @@ def test_colours_are_learned_per_kind_and_unshown_ones_keep_the_textbook():
     assert np.allclose(learned["grey"], np.median(labs[3:], axis=0), atol=0.01)
 
 
+def test_a_piece_read_as_a_kind_of_another_colour_does_not_teach_that_colour():
+    """Bench scene 7008 of Galaktico under a warm light: a pale red cruiser (CIE Lab 57.5, 32.4, 8.0;
+    39 from the textbook grey, 48 from the textbook red) was read as a grey meteor, and learned with
+    the scene's one real meteor (44.1, 2.0, -3.5) into a pinkish grey (51, 17, 2.5) that then named
+    it grey surely, not flagged.  Its colour lies nearer the red the figures taught than any
+    colour of its kind: it teaches no grey, which the real meteor alone (one piece) learns."""
+    from vision.colors import learn_colours
+
+    figures, rocks = ["red", "blue", "yellow"], ["grey"]
+    labs = np.array([[43.4, 44.6, 20.6], [41.3, 45.7, 21.7], [73.3, 0.5, 52.5], [71.2, -0.3, 55.5],
+                     [44.1, 2.0, -3.5], [57.5, 32.4, 8.0]])
+    learned, counts = learn_colours(labs, [figures] * 4 + [rocks] * 2)
+    assert counts == {"red": 2, "yellow": 2, "grey": 1}
+    assert np.allclose(learned["grey"], labs[4], atol=0.01)
+    # (a grey with a cast of its own, nearer the textbook grey than the red, still teaches it)
+    labs[5] = [52.0, 12.0, 4.0]
+    learned, counts = learn_colours(labs, [figures] * 4 + [rocks] * 2)
+    assert counts["grey"] == 2
+
+
 def test_a_colour_not_shown_is_not_learned_from_another_split_in_two():
     """A photo of the pieces with no blue figure: its two red figures, one in shade and one lit
     (CIE Lab 24 apart, bench scene 7029), come out as two clusters, and the one named blue (the name

@@ -142,9 +142,20 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
             groups.setdefault(names, []).append(i)
     learned: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
-    for names, idx in groups.items():
-        X = labs[idx]
+    # (kinds of more colours first: a piece of a kind of fewer, whose colour lies nearer a colour
+    # already learned of another kind than any textbook colour of its own, was read as the wrong
+    # kind — a pale red figure read as a grey meteor — and does not teach its kind's colour: it
+    # would teach a pinkish grey that names it grey surely)
+    for names, idx in sorted(groups.items(), key=lambda g: (-len(g[0]), g[0])):
         protos = np.array([textbook_lab(n) for n in names], np.float32)
+        others = [n for n in learned if n not in names]
+        if others:
+            own = np.min(ColorNamer(list(names)).distances(labs[idx]), axis=1)
+            other = np.min(ColorNamer(others, learned).distances(labs[idx]), axis=1)
+            idx = [i for i, d, o in zip(idx, own, other) if not o < d]
+            if not idx:
+                continue
+        X = labs[idx]
         # two clusters nearer than a quarter of the closest two of these colours' textbook prototypes
         # are one colour split in two (a colour not shown): fewer clusters are taken then
         near = 0.25 * float(min((np.linalg.norm(a - b) for i, a in enumerate(protos) for b in protos[i + 1:]),
