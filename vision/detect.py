@@ -958,9 +958,7 @@ class Detector:
                 # a beam standing on its end whose walls are much the board's colour shows its top
                 # alone (see _top_seen): the region's size is that of its top
                 ratio = area_px / max(self._expected_area_px(s, xy, s.height_mm - self.cfg.top_seen_mm), 1.0)
-            choices = self._colours_of(s.kind)
-            cdist = float(np.min(self._namer(choices).distances(lab)))
-            options.append((s, up, ratio, cdist))
+            options.append((s, up, ratio, self._kind_colour_dist(s.kind, lab)))
         # a region whose colour fits no piece of a kind is not tried as that kind (unless nothing
         # fits); how well a colour fits is judged against the best fit (a light unlike the
         # calibration's pales every colour alike), on the scale of the colours' spread
@@ -1210,12 +1208,9 @@ class Detector:
             sel = pts[owner == i]
             if len(sel) < MIN_OUTLINE_POINTS:
                 continue
-
-            def near(kind: str) -> float:
-                return float(np.min(self._namer(self._colours_of(kind)).distances(c.colour_lab)))
-            own = near(c.fit.shape.kind)
+            own = self._kind_colour_dist(c.fit.shape.kind, c.colour_lab)
             for s in {o[0].kind: o[0] for o in options if not o[1] and o[0].kind != c.fit.shape.kind}.values():
-                if near(s.kind) >= own:
+                if self._kind_colour_dist(s.kind, c.colour_lab) >= own:
                     continue
                 f_new = fit_one(s, self.cam, sel, 0.0)
                 shapes = [f.shape for f in fits]
@@ -1445,6 +1440,10 @@ class Detector:
         """Whether every colour a kind of piece comes in is a grey (black, grey, silver, white)."""
         namer = self._namer(self._colours_of(kind))
         return bool(namer.names) and all(achromatic(n, p) for n, p in zip(namer.names, namer.protos))
+
+    def _kind_colour_dist(self, kind: str, lab: np.ndarray) -> float:
+        """How far a colour (CIE Lab) lies from the nearest colour a kind of piece comes in."""
+        return float(np.min(self._namer(self._colours_of(kind)).distances(lab)))
 
     def _colours_of(self, kind: str) -> list[str]:
         """The colours the profile's pieces of ``kind`` come in."""
