@@ -354,6 +354,11 @@ def test_a_piece_read_as_a_kind_of_another_colour_does_not_teach_that_colour():
     labs[5] = [52.0, 12.0, 4.0]
     learned, counts = learn_colours(labs, [figures] * 4 + [rocks] * 2)
     assert counts["grey"] == 2
+    # (and rocks all alike, with a bluish cast that lies nearer a navy set's blue than the textbook
+    # grey, teach grey: the set's cast, not a piece of the wrong kind)
+    labs = np.array([[30.0, 15.0, -47.0], [31.0, 14.0, -46.0], [40.0, 12.0, -27.5], [41.0, 11.0, -28.0]])
+    learned, counts = learn_colours(labs, [figures] * 2 + [rocks] * 2)
+    assert counts == {"blue": 2, "grey": 2}
 
 
 def test_a_colour_not_shown_is_not_learned_from_another_split_in_two():

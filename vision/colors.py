@@ -143,18 +143,18 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
     learned: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
     # (kinds of more colours first: a piece of a kind of fewer, whose colour lies nearer a colour
-    # already learned of another kind than any textbook colour of its own, was read as the wrong
-    # kind — a pale red figure read as a grey meteor — and does not teach its kind's colour: it
-    # would teach a pinkish grey that names it grey surely)
+    # already learned of another kind than any textbook colour of its own, and ``APART_RATIO`` times
+    # further from those than the nearest piece of its kind, was read as the wrong kind — a pale
+    # red figure read as a grey meteor — and does not teach its kind's colour: it would teach a
+    # pinkish grey that names it grey surely.  Pieces all alike far from the textbook, the cast of
+    # a set or a lamp, still do)
     for names, idx in sorted(groups.items(), key=lambda g: (-len(g[0]), g[0])):
         protos = np.array([textbook_lab(n) for n in names], np.float32)
         others = [n for n in learned if n not in names]
         if others:
             own = np.min(ColorNamer(list(names)).distances(labs[idx]), axis=1)
             other = np.min(ColorNamer(others, learned).distances(labs[idx]), axis=1)
-            idx = [i for i, d, o in zip(idx, own, other) if not o < d]
-            if not idx:
-                continue
+            idx = [i for i, d, o in zip(idx, own, other) if not (o < d and d > APART_RATIO * own.min())]
         X = labs[idx]
         # two clusters nearer than a quarter of the closest two of these colours' textbook prototypes
         # are one colour split in two (a colour not shown): fewer clusters are taken then
@@ -174,6 +174,8 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
     return learned, counts
 
 
+APART_RATIO = 2.0         # a piece this many times further from its kind's colours than the nearest of its kind
+                          # lies apart from them (see learn_colours)
 MAX_HUE_SHIFT_DEG = 60.0   # a set's colour (its plastic, the lamp) turns a named colour's hue by less
 MAX_GREY_CHROMA = 35.0     # ... and leaves an achromatic one (black, grey, silver, white) about this grey
 
