@@ -494,8 +494,8 @@ class Detector:
                 none = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
                 masks = [silhouette_mask(h, box) if near[k] else none for k, h in enumerate(hulls)]
                 # (off its outline: blur mixes the board in there)
-                own = cv2.erode(self._uncovered(masks[i], masks, i).astype(np.uint8), np.ones((3, 3), np.uint8))
-                lab = self._lab_of(frame, own, box) if np.count_nonzero(own) >= 6 else None
+                own = self._core(self._uncovered(masks[i], masks, i))
+                lab = self._lab_of(frame, own, box) if np.count_nonzero(own) >= MIN_COLOUR_PX else None
             shown[key] = lab
             if lab is not None:
                 labs.append(lab)
