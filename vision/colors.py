@@ -150,9 +150,10 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
     # a set or a lamp, still do)
     for names, idx in sorted(groups.items(), key=lambda g: (-len(g[0]), g[0])):
         protos = np.array([textbook_lab(n) for n in names], np.float32)
+        namer = ColorNamer(list(names))
         others = [n for n in learned if n not in names]
         if others:
-            own = np.min(ColorNamer(list(names)).distances(labs[idx]), axis=1)
+            own = np.min(namer.distances(labs[idx]), axis=1)
             other = np.min(ColorNamer(others, learned).distances(labs[idx]), axis=1)
             idx = [i for i, d, o in zip(idx, own, other) if not (o < d and d > APART_RATIO * own.min())]
         X = labs[idx]
@@ -165,7 +166,6 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
             gaps = [np.linalg.norm(a - b) for i, a in enumerate(C) for b in C[i + 1:]]
             if not gaps or min(gaps) >= near:
                 break
-        namer = ColorNamer(list(names))
         rows, cols = linear_sum_assignment(np.array([namer.distances(c) for c in C]))
         for j, n in zip(rows, cols):
             if _could_be(C[j], names[n]):

@@ -1208,9 +1208,9 @@ class Detector:
             sel = pts[owner == i]
             if len(sel) < MIN_OUTLINE_POINTS:
                 continue
-            own = self._kind_colour_dist(c.fit.shape.kind, c.colour_lab)
+            # (its colour_dist: how far its colour lies from its own kind's nearest)
             for s in {o[0].kind: o[0] for o in options if not o[1] and o[0].kind != c.fit.shape.kind}.values():
-                if self._kind_colour_dist(s.kind, c.colour_lab) >= own:
+                if self._kind_colour_dist(s.kind, c.colour_lab) >= c.colour_dist:
                     continue
                 f_new = fit_one(s, self.cam, sel, 0.0)
                 shapes = [f.shape for f in fits]

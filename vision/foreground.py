@@ -65,8 +65,13 @@ class ChangeMap:
             return True
         if self.small_from is None or self.small_from[0] is not small:
             return False
-        x0, y0, x1, y1 = box
-        return not any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in self.small_from[1])
+        return not _meets_any(box, self.small_from[1])
+
+
+def _meets_any(box: tuple[int, int, int, int], boxes) -> bool:
+    """Whether a box (x0, y0, x1, y1, ends excluded) shares a pixel with any of ``boxes``."""
+    x0, y0, x1, y1 = box
+    return any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in boxes)
 
 
 def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -405,7 +410,7 @@ class Background:
             s[y0:y1, x0:x1] = 0.0
         dirty = list(boxes)
         for x0, y0, x1, y1 in self._candidate_boxes(cand):
-            if any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in boxes):
+            if _meets_any((x0, y0, x1, y1), boxes):
                 s[y0:y1, x0:x1] = self.score(small[y0:y1, x0:x1], self.small[y0:y1, x0:x1], gains,
                                              self._wide_px(self.scale))
                 dirty.append((x0, y0, x1, y1))
