@@ -874,6 +874,33 @@ def test_a_textured_darkening_beside_a_piece_is_reported_by_piece_its_plain_shad
     assert not [b for b in blobs(True, by_pieces=False) if b.shadow_like]
 
 
+def test_a_ring_of_dark_arcs_each_too_small_for_a_piece_is_one_region_together():
+    """A grey rock much like the board inside changes the picture only along its dark edge and
+    soft shadow: a ring, broken here into four arcs (5 px gaps), each smaller than a piece.  They
+    were dropped one by one, and the rock was missed; taken together (their gaps closed, the ring
+    filled) they are one shadow-like region the size of the ring.  Arcs of a ring whose gaps are wider
+    than a broken outline's (a lamp's scattered specks) are not."""
+    from vision.foreground import Background
+
+    def blobs_of(gap_deg: float):
+        ref = _textured(200, 200)
+        frame = ref.copy()
+        yy, xx = np.mgrid[:200, :200]
+        r = np.hypot(xx - 100, yy - 100)
+        ang = np.degrees(np.arctan2(yy - 100, xx - 100)) % 90
+        ring = (r > 28) & (r < 33) & (ang > gap_deg / 2) & (ang < 90 - gap_deg / 2)
+        frame[ring] = (frame[ring] * 0.55).astype(np.uint8)
+        bg = Background(ref, scale=1.0, smooth_px=3.0, textured_frac=0.05, plain_max_px=4 * np.pi * 35 ** 2)
+        return bg.changes(frame, min_area_px=400).blobs
+
+    blobs = blobs_of(10.0)  # gaps of ~5 px
+    assert len(blobs) == 1 and blobs[0].shadow_like
+    x0, y0, x1, y1 = blobs[0].bbox
+    assert abs((x0 + x1) / 2 - 100) <= 2 and abs((y0 + y1) / 2 - 100) <= 2 and 62 <= x1 - x0 <= 72
+    assert blobs[0].area_px > 0.8 * np.pi * 33 ** 2  # filled
+    assert blobs_of(30.0) == []  # gaps of ~16 px
+
+
 def test_a_plain_darkening_the_size_of_a_piece_where_no_shadow_can_be_is_reported_plain():
     """A black disc on a plain grey table darkens it like a shadow (every channel by one ratio) and
     has no texture of its own.  Apart from every other change (no piece casts a shadow there), or

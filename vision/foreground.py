@@ -546,11 +546,36 @@ class Background:
         shade = fill_holes(cv2.morphologyEx(shade, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
         n, lab, stats, _ = components(shade)
         inv = 1.0 / self.scale
+        tiny = stats[:, cv2.CC_STAT_AREA] * inv * inv < min_area_px
+        tiny[0] = False
+        regions = [(lab, stats, [i for i in range(1, n) if not tiny[i]])]
+        if tiny.any():
+            # a grey rock's outline ring (its dark edge, its soft shadow) broken into arcs, each too
+            # small to be a piece, where its inside is much like the board: the arcs close to one
+            # another taken together, apart from the pieces (by a piece, such specks are its
+            # shadow's) and from the regions above (no piece is looked for twice)
+            arc = tiny.copy()
+            arc[np.unique(lab[near])] = False
+            big = ~tiny
+            big[0] = False
+            joined = fill_holes(cv2.morphologyEx((arc | big)[lab].view(np.uint8), cv2.MORPH_CLOSE, _disc(2.5)))
+            n2, lab2, stats2, _ = components(joined)
+            apart = np.ones(n2, bool)
+            apart[lab2[big[lab]]] = False
+            regions.append((lab2, stats2, [i for i in range(1, n2) if apart[i] and
+                                           stats2[i, cv2.CC_STAT_AREA] * inv * inv >= min_area_px]))
         out = []
-        for i in range(1, n):
+        for lab, stats, ids in regions:
+            out += self._shade_blobs(small, gains, near, lab, stats, ids, shade.shape, thr, frame_bgr)
+        return out
+
+    def _shade_blobs(self, small, gains, near, lab, stats, ids, shape, thr, frame_bgr) -> list[Blob]:
+        """The regions ``ids`` of a labelling of shadow-like change (``lab``, ``stats``) that are
+        pieces (see :meth:`_shadow_like`)."""
+        inv = 1.0 / self.scale
+        out = []
+        for i in ids:
             x, y, bw, bh, area = stats[i]
-            if area * inv * inv < min_area_px:
-                continue
             comp = lab[y:y + bh, x:x + bw] == i
             by_piece = near[y:y + bh, x:x + bw][comp].any() and not (
                 self.plain_min_r_px > 0 and cv2.distanceTransform(
@@ -565,16 +590,16 @@ class Background:
             if by_piece:
                 # by a piece, and no wider than its shadow can be: its shadow, unless textured
                 if textured:
-                    out.append(self._blob(stats[i], shade.shape, shadow_like=True, by_piece=True))
+                    out.append(self._blob(stats[i], shape, shadow_like=True, by_piece=True))
                 continue
             if not textured and (
                     frame_bgr is None or not self._textured_full(frame_bgr, comp, (x, y), gains, thr)):
                 # no texture of its own: a shadow, or a piece as plain as one (a black disc) where
                 # no shadow of a piece on the board can be
                 if area * inv * inv <= self.plain_max_px:
-                    out.append(self._blob(stats[i], shade.shape, shadow_like=True, plain=True))
+                    out.append(self._blob(stats[i], shape, shadow_like=True, plain=True))
                 continue
-            out.append(self._blob(stats[i], shade.shape, shadow_like=True))
+            out.append(self._blob(stats[i], shape, shadow_like=True))
         return out
 
     def _textured_full(self, frame_bgr: np.ndarray, comp: np.ndarray, at: tuple[int, int], gains: np.ndarray,
