@@ -146,6 +146,12 @@ def _weak(c: Candidate) -> bool:
     return c.color_conf < 0.5 or c.fit.rms_px > 1.5 or c.faint
 
 
+def _centroid_px(mask: np.ndarray) -> np.ndarray:
+    """The centroid (x, y) of a mask's set pixels (px of the mask; it must have some)."""
+    m = cv2.moments(mask.view(np.uint8) if mask.dtype == bool else mask, True)
+    return np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]])
+
+
 def _touching(mask: np.ndarray, seed: np.ndarray) -> np.ndarray:
     """The connected regions of ``mask`` (uint8, set where non-zero) that reach into ``seed``
     (bool, the same shape), as a uint8 0/1 mask."""
@@ -741,6 +747,8 @@ class Detector:
             # balance or texture stops showing does
             out += self._pieces_in_mask(frame, np.maximum(plain, tex), region, box, ch, keep)
         if not out:
+            out = self._on_outline_ring(frame, d, region, box, ch, posed)
+        if not out:
             # no outline at all: a faint piece inside its own soft shadow
             out = self._above_own_shadow(frame, d, region, box, ch)
         # the piece is the one on the seed (the region may run on into a piece beside it, posed too)
@@ -748,9 +756,27 @@ class Detector:
         on_seed = [c for c in out if silhouette_mask(c.fit.hulls(self.cam), box)[sy0:sy1, sx0:sx1].any()]
         out = sorted(on_seed or out, key=lambda c: c.fit.cost)[:1]
         for c in out:
-            c.fit = self._placed_by_texture(c.fit, tex, box, posed)
+            # (one posed poorly may lie mostly off where it shows, further than placing it by its
+            # texture reaches: moved onto that first)
+            f = c.fit if _fits_well(c) else self._centred(c.fit, region, box)
+            c.fit = self._placed_by_texture(f, tex, box, posed)
             c.faint = True
         return out
+
+    def _on_outline_ring(self, frame: np.ndarray, d: np.ndarray, region: np.ndarray, box, ch,
+                         posed: np.ndarray | None) -> list[Candidate]:
+        """A piece the colour of a shadow of which too little shows for a piece (``region``, box px:
+        a grey rock's mottled inside much like the board's print), posed on its outline ring, which
+        does show — its dark edge and soft shadow in the change (``d``, shadow and all), broken where
+        faint: its weaker parts that hang together with the rest taken, its gaps closed, its inside
+        filled; not where ``posed`` (box px) is set.  A piece of a grey only (a beam's top beside its
+        own shadow on a blue nebula is not a blue ship)."""
+        ring = fill_holes(cv2.morphologyEx(self._hysteresis(d, ch.threshold), cv2.MORPH_CLOSE,
+                                           smoothing_disc(self.bg.smooth_px)))
+        if posed is not None:
+            ring &= posed == 0
+        return [c for c in self._pieces_in_mask(frame, d, _touching(ring, region > 0), box, ch)
+                if achromatic(c.fit.shape.color, textbook_lab(c.fit.shape.color))]
 
     def _above_own_shadow(self, frame: np.ndarray, d: np.ndarray, region: np.ndarray, box, ch) -> list[Candidate]:
         """A piece the colour of a shadow, faintly textured, that no outline was found for: where it
@@ -851,11 +877,25 @@ class Detector:
             return 0.0 if den >= 0 else float(np.clip(0.5 * (lo - hi) / den, -0.5, 0.5))
         sx = vertex(r[iy, ix - 1], r[iy, ix], r[iy, ix + 1]) if 0 < ix < r.shape[1] - 1 else 0.0
         sy = vertex(r[iy - 1, ix], r[iy, ix], r[iy + 1, ix]) if 0 < iy < r.shape[0] - 1 else 0.0
-        shift = np.array([ix + sx - px - x0, iy + sy - py - y0])
+        return self._shifted(f, np.array([ix + sx - px - x0, iy + sy - py - y0]))
+
+    def _shifted(self, f: Fit, shift_px: np.ndarray) -> Fit:
+        """A pose moved so that its middle (halfway up) moves by ``shift_px`` in the image; the
+        heading and height kept."""
         h_mid = f.base_mm + f.shape.height_mm / 2
         c_px = self.cam.project_plane(np.array([[f.x, f.y]]), h_mid)
-        xy = self.cam.backproject(c_px + shift, h_mid)[0]
+        xy = self.cam.backproject(c_px + shift_px, h_mid)[0]
         return replace(f, x=float(xy[0]), y=float(xy[1]), refined=True)
+
+    def _centred(self, f: Fit, region: np.ndarray, box) -> Fit:
+        """A pose that covers less than half of ``region`` (uint8, box px: where one piece
+        shows, no bigger than twice its silhouette) moved so that its silhouette's centroid lies on
+        the region's; otherwise as it is."""
+        sil = silhouette_mask(f.hulls(self.cam), box)
+        n_sil, n_reg = np.count_nonzero(sil), np.count_nonzero(region)
+        if not 0 < n_reg <= 2 * n_sil or np.count_nonzero(sil & region) >= 0.5 * n_reg:
+            return f
+        return self._shifted(f, _centroid_px(region) - _centroid_px(sil))
 
     @cached_property
     def _largest_px(self) -> float:
