@@ -1879,6 +1879,30 @@ def test_cards_are_not_read_where_the_photo_shows_the_mat(seed):
     assert len(s.missed_ids) == 1 and s.false == 1
 
 
+def test_a_card_whose_border_is_scored_as_a_shadow_is_posed_on_its_edge(monkeypatch):
+    """ASF CCG table 9615 (held out until stop 47): a face-up card on the grey mat's edge,
+    overhanging onto the green table.  Its dark border darkens the grey mat like a shadow, narrower
+    than one may be, and was scored down with the shadows: the outline ran along the border's
+    inside on the mat and its outside on the table, and the card was posed 4.7 mm off, judged
+    outbound with a 2.2 mm margin, not flagged.  Posed poorly so, it is posed again on the change
+    counting darkenings wider than a shadow (its dark print and the border beside it): on the mat,
+    within 1.5 mm.  Without that, outbound."""
+    scene, photo, cal, det = _bench_scene("asfccg", 9615)
+    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - 475.4, p.center_mm[1] - 412.8) < 1)
+    assert not scene.pieces[i].outbound
+
+    def judged():
+        s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "asfccg")
+        k = next(k for k, (r, _) in enumerate(s.matched) if r == i)
+        return s.verdicts["outbound"][k][1], s.center_err_mm[k]
+
+    outbound, err = judged()
+    assert outbound == "False" and err < 1.5
+    monkeypatch.setattr(Detector, "_cards_unscored", lambda self, frame, wide, box, ch, out: out)
+    outbound, err = judged()
+    assert outbound == "True" and err > 3.0
+
+
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
     from types import SimpleNamespace
 

@@ -623,6 +623,8 @@ class Detector:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
+        if self.cards and wide is not score and out and not all(_fits_well(c) for c in out):
+            out = self._cards_unscored(frame, wide, box, ch, out)
         if len(out) > 1 and not self.cards and any(_weak(c) or c.upright for c in out):
             # (a lying beam across a line of its own colour also shows as a row of standing ones)
             out = self._joined(frame, score, box, ch, out)
@@ -665,6 +667,19 @@ class Detector:
         lim = self.cfg.kind_colour_dist * self._colour_spread()
         return [c for c in self._shadow_coloured(frame, box, box, ch, self._posed_near(posed, box))
                 if _fits_well(c) and c.colour_dist <= lim]
+
+    def _cards_unscored(self, frame: np.ndarray, wide: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
+        """Cards ``out`` posed poorly on a region's change with shadows scored down, posed again on
+        its change with darkenings wider than a shadow can be counted (``wide``, box px: a card's
+        dark print with the border around it); the reading that fits better is kept.  A card's dark border on a mat that it darkens like a shadow is
+        narrower than a shadow may be, so it is scored down with the shadows: the outline then runs
+        along the border's inside where the mat is like that and along its outside elsewhere (a
+        card overhanging a grey mat onto a green table was posed 4 mm off, not flagged)."""
+        alt = self._pieces_in_mask(frame, wide, (wide > ch.threshold).astype(np.uint8), box, ch)
+        if len(alt) == len(out) and (self._reading_cost([c.fit for c in alt], len(alt))
+                                     < self._reading_cost([c.fit for c in out], len(out))):
+            return alt
+        return out
 
     def _joined(self, frame: np.ndarray, score: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
         """A region read as several pieces, one of them poorly, may be one piece across a line of
