@@ -1427,7 +1427,9 @@ def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypa
 def test_a_standing_beam_whose_walls_look_like_the_board_is_found_by_its_top(monkeypatch):
     """Pitch Fleet bench scene 7211: a beam standing on its end whose walls are much the colour of
     the board shows only its top, a third of a standing beam's silhouette: too small a region to be
-    tried as one, it was missed.  Its size is now also weighed against its top's."""
+    tried as one, it was missed.  Its size is now also weighed against its top's.  (Its top is grey:
+    since stop 47 it is also found posed on its outline ring where too little of it shows for a
+    piece, 0.6 mm off; that is left out below, to see the size weighed.)"""
     scene, photo, cal, det = _bench_scene("pitchfleet", 7211)
 
     def judged():
@@ -1439,6 +1441,7 @@ def test_a_standing_beam_whose_walls_look_like_the_board_is_found_by_its_top(mon
     assert max(s.center_err_mm) < 1.5
     full = Detector._expected_area_px
     monkeypatch.setattr(Detector, "_expected_area_px", lambda self, shape, xy, clip_below=None: full(self, shape, xy))
+    monkeypatch.setattr(Detector, "_on_outline_ring", lambda self, *a: [])
     assert beam in judged().missed_ids
 
 
