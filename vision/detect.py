@@ -671,10 +671,11 @@ class Detector:
     def _cards_unscored(self, frame: np.ndarray, wide: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
         """Cards ``out`` posed poorly on a region's change with shadows scored down, posed again on
         its change with darkenings wider than a shadow can be counted (``wide``, box px: a card's
-        dark print with the border around it); the reading that fits better is kept.  A card's dark border on a mat that it darkens like a shadow is
-        narrower than a shadow may be, so it is scored down with the shadows: the outline then runs
-        along the border's inside where the mat is like that and along its outside elsewhere (a
-        card overhanging a grey mat onto a green table was posed 4 mm off, not flagged)."""
+        dark print with the border around it); the reading that fits better is kept.  A card's
+        dark border on a mat that it darkens like a shadow is narrower than a shadow may be, so it
+        is scored down with the shadows: the outline then runs along the border's inside where the
+        mat is like that and along its outside elsewhere (a card overhanging a grey mat onto a
+        green table was posed 4 mm off, not flagged)."""
         alt = self._pieces_in_mask(frame, wide, (wide > ch.threshold).astype(np.uint8), box, ch)
         if len(alt) == len(out) and (self._reading_cost([c.fit for c in alt], len(alt))
                                      < self._reading_cost([c.fit for c in out], len(out))):

@@ -549,19 +549,21 @@ class Background:
         tiny = stats[:, cv2.CC_STAT_AREA] * inv * inv < min_area_px
         tiny[0] = False
         regions = [(lab, stats, [i for i in range(1, n) if not tiny[i]])]
-        if tiny.any():
-            # a grey rock's outline ring (its dark edge, its soft shadow) broken into arcs, each too
-            # small to be a piece, where its inside is much like the board: the arcs close to one
-            # another taken together, apart from the pieces (by a piece, such specks are its
-            # shadow's) and from the regions above (no piece is looked for twice)
-            arc = tiny.copy()
-            arc[np.unique(lab[near])] = False
+        # a grey rock's outline ring (its dark edge, its soft shadow) broken into arcs, each too
+        # small to be a piece, where its inside is much like the board: the arcs close to one
+        # another taken together, apart from the pieces (by a piece, such specks are its shadow's)
+        # and from the regions above (no piece is looked for twice).  (Most frames have no such
+        # arcs: the specks of change by the pieces are their shadows'; nothing to join then)
+        arc = tiny.copy()
+        arc[np.unique(lab[near])] = False
+        if arc.any():
             big = ~tiny
             big[0] = False
-            joined = fill_holes(cv2.morphologyEx((arc | big)[lab].view(np.uint8), cv2.MORPH_CLOSE, _disc(2.5)))
+            on_big = big[lab]
+            joined = fill_holes(cv2.morphologyEx((arc[lab] | on_big).view(np.uint8), cv2.MORPH_CLOSE, _disc(2.5)))
             n2, lab2, stats2, _ = components(joined)
             apart = np.ones(n2, bool)
-            apart[lab2[big[lab]]] = False
+            apart[lab2[on_big]] = False
             regions.append((lab2, stats2, [i for i in range(1, n2) if apart[i] and
                                            stats2[i, cv2.CC_STAT_AREA] * inv * inv >= min_area_px]))
         out = []
