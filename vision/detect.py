@@ -662,10 +662,13 @@ class Detector:
         (``blob.by_piece``), looked for apart from the pieces ``posed`` on the other regions and
         their soft shadows (a rock's part that changed clearly may have joined the region of the
         figure beside it).  Kept only where its outline lies on the model's all round and its colour
-        is its kind's: the print in a piece's shadow may show a texture that no piece explains."""
+        is its kind's: the print in a piece's shadow may show a texture that no piece explains.
+        Not posed on an outline ring: a ring closed and filled takes in the rock's soft shadow, and
+        a piece posed on it does not fit well all round (none of ~150 so posed on 100 Galaktico
+        tables was kept here, and posing them took an eighth of the frames' time, up to 0.7 s)."""
         box = self._region_box(frame, blob.bbox)
         lim = self.cfg.kind_colour_dist * self._colour_spread()
-        return [c for c in self._shadow_coloured(frame, box, box, ch, self._posed_near(posed, box))
+        return [c for c in self._shadow_coloured(frame, box, box, ch, self._posed_near(posed, box), ring=False)
                 if _fits_well(c) and c.colour_dist <= lim]
 
     def _cards_unscored(self, frame: np.ndarray, wide: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
@@ -738,12 +741,14 @@ class Detector:
         return self._with_soft_shadow(cv2.resize(other, (box[2] - box[0], box[3] - box[1]),
                                                  interpolation=cv2.INTER_NEAREST))
 
-    def _shadow_coloured(self, frame: np.ndarray, box, seed, ch, posed: np.ndarray | None = None) -> list[Candidate]:
+    def _shadow_coloured(self, frame: np.ndarray, box, seed, ch, posed: np.ndarray | None = None,
+                         ring: bool = True) -> list[Candidate]:
         """One piece the colour of a shadow in a box (image px), where it changed the picture
         (shadows and all) and either its colour balance or the board's texture (see
         :meth:`Background.texture_residual`); its shadow, which keeps the board's texture, is left
         out.  Only regions reaching into ``seed`` (a box) count, and only where ``posed`` (box px) is
-        not set.  One piece: a second one there would have shown where shadows are scored down."""
+        not set.  One piece: a second one there would have shown where shadows are scored down.
+        ``ring``: where too little shows, also posed on its outline ring (:meth:`_on_outline_ring`)."""
         d, plain, tex = self.bg.crop_texture(frame, box, ch.gains)
         thr = ch.threshold
         shows = ((plain > thr) | (tex > thr)).astype(np.uint8)  # where it differs in colour balance or texture
@@ -766,7 +771,7 @@ class Detector:
             # edge (none posed there, or none well: pulled into the shadow), where its colour
             # balance or texture stops showing does
             out += self._pieces_in_mask(frame, np.maximum(plain, tex), region, box, ch, keep)
-        if not out:
+        if not out and ring:
             out = self._on_outline_ring(frame, d, region, box, ch, posed)
         if not out:
             # no outline at all: a faint piece inside its own soft shadow
