@@ -664,7 +664,7 @@ class Detector:
         figure beside it).  Kept only where its outline lies on the model's all round and its colour
         is its kind's: the print in a piece's shadow may show a texture that no piece explains.
         Not posed on an outline ring: a ring closed and filled takes in the rock's soft shadow, and
-        a piece posed on it does not fit well all round (none of ~150 so posed on 100 Galaktico
+        a piece posed on it does not fit well all round (none of ~150 so posed on 80 Galaktico
         tables was kept here, and posing them took an eighth of the frames' time, up to 0.7 s)."""
         box = self._region_box(frame, blob.bbox)
         lim = self.cfg.kind_colour_dist * self._colour_spread()
