@@ -250,8 +250,12 @@ class _PoseModel:
             px, xyz, idx = silhouette_vertices(self.shape, self.cam, p[0], p[1], th, self.base, self.clip)
             sd, (g, e, t) = signed_distance_grad(self.pts, [px[i] for i in idx])
             if idx:
-                v0 = np.concatenate(idx)[e]
-                v1 = np.concatenate([np.roll(i, -1) for i in idx])[e]
+                # each edge's vertices: its own, and the next one round its polygon
+                cat = np.concatenate(idx)
+                ends = np.cumsum([len(i) for i in idx])
+                nxt = np.arange(1, len(cat) + 1)
+                nxt[ends - 1] = ends - [len(i) for i in idx]
+                v0, v1 = cat[e], cat[nxt[e]]
             else:
                 v0 = v1 = np.zeros(len(e), int)
             self._at = (key, sd, g, t, v0, v1, xyz)

@@ -205,8 +205,11 @@ def signed_distance_grad(points: np.ndarray, hulls: list[np.ndarray], grad: bool
     if not grad:
         return sd, None
     # the nearest edge of the nearest polygon, and the vector from its nearest point
-    hull_of_edge = np.repeat(np.arange(len(hulls)), [len(h) for h in hulls])
-    e = np.where(hull_of_edge[None, :] == k[:, None], d2, np.inf).argmin(axis=1)
+    if len(hulls) == 1:
+        e = d2.argmin(axis=1)
+    else:
+        hull_of_edge = np.repeat(np.arange(len(hulls)), [len(h) for h in hulls])
+        e = np.where(hull_of_edge[None, :] == k[:, None], d2, np.inf).argmin(axis=1)
     rows = np.arange(len(points))
     v = np.column_stack([dx[rows, e], dy[rows, e]])
     n = np.linalg.norm(v, axis=1, keepdims=True)
