@@ -1926,6 +1926,28 @@ def test_a_card_posed_fairly_is_not_posed_again_on_its_shadow(seed, xy):
     assert err(Detector(cal, det.profile, det.bg.full, VisionConfig(card_repose_inliers=1.0))) > 1.2
 
 
+def test_a_dark_card_back_scored_as_a_shadow_all_round_is_found(monkeypatch):
+    """ASF CCG table 9531 (held out): a face-down card on the grey mat, in full view, beside another
+    that overhangs onto the table; one region.  Its dark back's border is scored down like a
+    shadow all round, so that its outline with shadows scored down is the gold frame inside it, a
+    card's tenth in, which no card fits; what is left of the change counting darkenings beside the
+    other card holds that card's fringe too.  Read on the region's whole change counting
+    darkenings, the card apart from the one posed is taken: found within 1 mm, nothing false.
+    Without that, missed."""
+    scene, photo, cal, det = _bench_scene("asfccg", 9531)
+    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - 101.5, p.center_mm[1] - 206.2) < 1)
+    assert scene.pieces[i].state == "face_down"
+
+    def scored():
+        return score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "asfccg")
+
+    s = scored()
+    k = next(k for k, (r, _) in enumerate(s.matched) if r == i)
+    assert s.center_err_mm[k] < 1.0 and s.false == 0
+    monkeypatch.setattr(Detector, "_cards_apart", lambda self, frame, wide, box, ch, out: [])
+    assert i in scored().missed_ids
+
+
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
     from types import SimpleNamespace
 

@@ -634,7 +634,10 @@ class Detector:
             # taken from the score that counts it (soft contact shadow and all)
             rest = (wide > ch.threshold) & (self._posed_near(out, box) == 0)
             if rest.sum() >= self.min_area_px:
-                out += self._pieces_in_mask(frame, wide, rest.astype(np.uint8), box, ch)
+                got = self._pieces_in_mask(frame, wide, rest.astype(np.uint8), box, ch)
+                if not got and self.cards:
+                    got = self._cards_apart(frame, wide, box, ch, out)
+                out += got
         if not out and not self.cards:
             # nothing posed on what clearly changed: a piece much like the board (a grey meteor on
             # grey print) shows only in parts; take its weaker parts that hang together with them
@@ -688,6 +691,19 @@ class Detector:
                                      < self._reading_cost([c.fit for c in out], len(out))):
             return alt
         return out
+
+    def _cards_apart(self, frame: np.ndarray, wide: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
+        """Cards where a region changed clearly, apart from the cards ``out`` posed there, though
+        none was posed on that part alone: the region's cards posed on its whole change counting
+        darkenings wider than a shadow (``wide``, box px), those lying apart from ``out`` (sharing
+        less than a fifth of a card).  A dark card back on a grey mat is scored down like a
+        shadow all round its dark border, so that its outline with shadows scored down runs along
+        the gold frame inside it, a card's tenth in: no card fits it; and what is left of the
+        change beside a card posed next to it may hold that card's fringe too, which no single card
+        fits either (held-out ASF CCG 9531: a face-down card on the mat, in full view, missed)."""
+        posed = [c.fit.footprint_polygon() for c in out]
+        alt = self._pieces_in_mask(frame, wide, (wide > ch.threshold).astype(np.uint8), box, ch)
+        return [c for c in alt if all(_overlap(c.fit.footprint_polygon(), q) < 0.2 for q in posed)]
 
     def _joined(self, frame: np.ndarray, score: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
         """A region read as several pieces, one of them poorly, may be one piece across a line of
