@@ -102,6 +102,8 @@ class VisionConfig:
                                            # its colours (Lab, on the scale of the colours' spread), or
                                            # within half that of the nearest kind's; a piece found by its
                                            # texture beside another is kept only as close
+    rock_inliers_min: float = 0.5          # ... and, if it does not fit well, only a grey rock whose outline
+                                           # lies on its model for this share of it
     join_gap_mm: float = 6.0               # a piece across a line of its own colour this wide (a silver beam
                                            # over the gap between two tiles) shows as two regions of change
     pit_play_tol_mm: float = 1.0           # a disc posed in a pit further than this beyond its play from

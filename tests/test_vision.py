@@ -1521,6 +1521,22 @@ def test_a_grey_rock_beside_a_figure_in_one_region_with_its_shadow_is_found(monk
     assert _missed_rocks(scene, photo, cal, det)[0]
 
 
+@pytest.mark.parametrize("seed", [9611, 7097])
+def test_a_grey_rock_beside_a_figure_posed_less_than_well_is_kept(seed):
+    """Galaktico 9611 (held out until stop 47) and 7097: a grey meteor a few mm from a figure, in
+    one region with the figure's shadow, looked for beside it and posed a little off its ragged
+    outline (rms 1.8 px, 79% of it on the model), not well all round: it was dropped with the
+    figures' parts and shadows posed so.  A grey rock of its kind's colour whose outline lies on
+    the model for half of it at least is kept (``rock_inliers_min``): found, nothing false; kept
+    only when posed well, missed."""
+    from tableref.config import VisionConfig
+
+    scene, photo, cal, det = _bench_scene("galaktico", seed)
+    assert _missed_rocks(scene, photo, cal, det) == (set(), 0)
+    only_well = Detector(cal, det.profile, det.bg.full, VisionConfig(rock_inliers_min=1.01))
+    assert _missed_rocks(scene, photo, cal, only_well)[0]
+
+
 def test_a_faint_rock_inside_its_own_soft_shadow_is_outlined_where_it_darkens_more(monkeypatch):
     """Bench scene 7076 of Galaktico: a faintly textured grey meteor whose soft shadow reaches all
     round it.  Neither the change (shadow and all) nor its texture crosses the threshold at its

@@ -668,11 +668,17 @@ class Detector:
         is its kind's: the print in a piece's shadow may show a texture that no piece explains.
         Not posed on an outline ring: a ring closed and filled takes in the rock's soft shadow, and
         a piece posed on it does not fit well all round (none of ~150 so posed on 80 Galaktico
-        tables was kept here, and posing them took an eighth of the frames' time, up to 0.7 s)."""
+        tables was kept here, and posing them took an eighth of the frames' time, up to 0.7 s).
+        A grey rock need only lie on the model for ``rock_inliers_min`` of its outline: on grey
+        print its edge is lost in places, where a coloured figure's shows all round (of the 13
+        pieces not fitting well on 160 tables, the 3 grey rocks were real meteors beside figures,
+        the 10 coloured figures parts of figures and their shadows; a grey one of a colour unlike
+        the rocks' was a figure's too)."""
         box = self._region_box(frame, blob.bbox)
         lim = self.cfg.kind_colour_dist * self._colour_spread()
         return [c for c in self._shadow_coloured(frame, box, box, ch, self._posed_near(posed, box), ring=False)
-                if _fits_well(c) and c.colour_dist <= lim]
+                if c.colour_dist <= lim and (_fits_well(c) or (self._achromatic_kind(c.fit.shape.kind)
+                                                               and c.fit.inlier_frac >= self.cfg.rock_inliers_min))]
 
     def _cards_unscored(self, frame: np.ndarray, wide: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
         """Cards ``out`` posed poorly on a region's change with shadows scored down (some card's
