@@ -22,7 +22,7 @@ from vision.colors import ColorNamer
 from vision.detect import Detector
 from vision.detections import Detections
 from vision.evaluate import score_scene
-from vision.judge import judge
+from vision.judge import judge, out_of_photo
 from vision.judgement import Judgement
 from vision.silhouette import PieceShape, signed_distance, silhouette_hulls
 
@@ -178,6 +178,20 @@ def test_a_verdict_within_what_a_guessed_parallax_may_move_is_flagged(told, flag
     assert not j.outbound[0] and j.margin_mm[0] == pytest.approx(3.0, abs=0.01)
     assert bool(j.review[0]) is flagged
     assert ("parallax" in j.reasons[0]) is flagged
+
+
+def test_a_piece_running_out_of_the_photo_is_flagged():
+    """A piece of which a part lies beyond the photo's edge was posed on the part in view, which
+    may not tell where the rest lies: a person confirms it, told why, however far it lies from its
+    verdict flipping.  The camera sees the table from x ~ -260 mm: a ship 200 mm off the boards is
+    decided (off the board), one whose tail reaches out of the photo is flagged."""
+    cal = _pf_calibration()
+    inside = judge(_ship_at(-200.0, 300.0), cal)
+    assert inside.outbound[0] and inside.margin_mm[0] > 100 and not inside.review[0]
+    cut = judge(_ship_at(-250.0, 300.0), cal)
+    assert cut.outbound[0] and cut.margin_mm[0] > 100 and cut.review[0]
+    assert "runs out of the photo" in cut.reasons[0] and "unsure" not in cut.reasons[0]
+    assert list(out_of_photo(_ship_at(-250.0, 300.0), cal)) == [True]
 
 
 def test_a_piece_that_shows_only_a_sliver_past_another_is_that_close_to_not_being_seen():

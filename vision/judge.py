@@ -5,7 +5,7 @@ predicate), no Python loop over points.  Every verdict carries its margin: how f
 is from that verdict flipping; the piece's margin is the smallest of them, and a piece whose
 margin is below the configured review margin is flagged for a person to confirm — or below how
 far its parallax may be off, where the calibration photo did not tell the lens (see
-:func:`parallax_doubt_mm`).
+:func:`parallax_doubt_mm`) — and so is one running out of the photo (:func:`out_of_photo`).
 """
 
 from __future__ import annotations
@@ -53,6 +53,21 @@ def parallax_doubt_mm(det: Detections, cal: Calibration) -> np.ndarray:
         return np.zeros(n)
     rel = RegistrationConfig().prior_f_sigma * (1.0 - told)
     return rel * cal.camera.parallax_mm(det.center_mm, det.height_mm, det.base_mm)
+
+
+def out_of_photo(det: Detections, cal: Calibration) -> np.ndarray:
+    """Whether each piece's footprint runs out of the photo (a corner of it, projected at its base,
+    beyond the photo's edge): posed on the part in view, which may not tell where the rest lies (a
+    card of which a corner shows was posed 20 mm off)."""
+    n = len(det)
+    if n == 0:
+        return np.zeros(0, bool)
+    fps = [np.asarray(f, float).reshape(-1, 2) for f in det.footprint_mm]
+    lens = [len(f) for f in fps]
+    px = cal.camera.project_plane(np.concatenate(fps), np.repeat(np.asarray(det.base_mm, float), lens))
+    w, h = cal.camera.image_size
+    off = (px[:, 0] < 0) | (px[:, 0] > w - 1) | (px[:, 1] < 0) | (px[:, 1] > h - 1)
+    return np.logical_or.reduceat(off, np.cumsum([0] + lens[:-1]))
 
 
 def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pits: list[str | None] | None = None,
@@ -157,16 +172,19 @@ def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pi
         margins[i] = min(margins[i], float(shapely.distance(footprints[i], cal.zone_geoms[int(z)])))
     conf = det.confidence if confidences is None else confidences
     unsure = parallax_doubt_mm(det, cal)
-    review = (margins < np.maximum(cfg.review_margin_mm, unsure)) | (conf < cfg.color_confidence_min)
+    cut = out_of_photo(det, cal)
+    review = (margins < np.maximum(cfg.review_margin_mm, unsure)) | (conf < cfg.color_confidence_min) | cut
     for i in range(n):
         if not review[i]:
             continue
+        if cut[i]:
+            reasons[i] += " — REVIEW: it runs out of the photo (posed on the part in view)"
         if margins[i] < cfg.review_margin_mm:
             reasons[i] += f" — REVIEW: margin {margins[i]:.1f} mm"
         elif margins[i] < unsure[i]:
             reasons[i] += (f" — REVIEW: margin {margins[i]:.1f} mm, within the {unsure[i]:.1f} mm its parallax may be "
                            "off (the calibration photo did not tell the lens)")
-        else:
+        elif conf[i] < cfg.color_confidence_min or not cut[i]:
             reasons[i] += " — REVIEW: unsure of the piece"
     margins = np.where(np.isfinite(margins), margins, 999.0)
     return Judgement(det, outbound, zones_out, pits, states, spaces, margins, conf, review, reasons)
