@@ -1931,7 +1931,7 @@ def test_a_card_whose_border_is_scored_as_a_shadow_is_posed_on_its_edge(monkeypa
 
     outbound, err = judged()
     assert outbound == "False" and err < 1.5
-    monkeypatch.setattr(Detector, "_cards_unscored", lambda self, frame, wide, box, ch, out: out)
+    monkeypatch.setattr(Detector, "_cards_unscored", lambda self, alt, out: out)
     outbound, err = judged()
     assert outbound == "True" and err > 3.0
 
@@ -1974,7 +1974,7 @@ def test_a_dark_card_back_scored_as_a_shadow_all_round_is_found(monkeypatch):
     s = scored()
     k = next(k for k, (r, _) in enumerate(s.matched) if r == i)
     assert s.center_err_mm[k] < 1.0 and s.false == 0
-    monkeypatch.setattr(Detector, "_cards_apart", lambda self, frame, wide, box, ch, out: [])
+    monkeypatch.setattr(Detector, "_cards_apart", lambda self, alt, out: [])
     assert i in scored().missed_ids
 
 

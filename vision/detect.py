@@ -57,7 +57,7 @@ from .fit import (
     split_points,
 )
 from .foreground import Background, ChangeMap, channel_max, components, fill_holes, median, smoothing_disc
-from .judge import judge
+from .judge import by_photo_edge, judge
 from .judgement import Judgement
 from .silhouette import PieceShape, main_axis, pose_points, silhouette_hulls, silhouette_mask
 
@@ -124,13 +124,6 @@ def _fits_well(c: Candidate) -> bool:
 def _fit_well(f: Fit) -> bool:
     """A pose whose outline lies on the model's edge nearly all round."""
     return f.rms_px < 1.3 and f.inlier_frac > 0.92
-
-
-def _by_photo_edge(pts: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
-    """Which points (image px, (n, 2)) lie within ``margin`` px of the edge of a photo of ``size``
-    (width, height)."""
-    w, h = size
-    return (pts[:, 0] < margin) | (pts[:, 0] > w - 1 - margin) | (pts[:, 1] < margin) | (pts[:, 1] > h - 1 - margin)
 
 
 def _region_colour(lab: np.ndarray) -> np.ndarray:
@@ -623,8 +616,10 @@ class Detector:
             return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
+        alt = None  # the region's cards posed on ``wide`` (see _cards_on_wide), once
         if self.cards and wide is not score and any(c.fit.inlier_frac < self.cfg.card_repose_inliers for c in out):
-            out = self._cards_unscored(frame, wide, box, ch, out)
+            alt = self._cards_on_wide(frame, wide, box, ch)
+            out = self._cards_unscored(alt, out)
         if len(out) > 1 and not self.cards and any(_weak(c) or c.upright for c in out):
             # (a lying beam across a line of its own colour also shows as a row of standing ones)
             out = self._joined(frame, score, box, ch, out)
@@ -636,7 +631,7 @@ class Detector:
             if rest.sum() >= self.min_area_px:
                 got = self._pieces_in_mask(frame, wide, rest.astype(np.uint8), box, ch)
                 if not got and self.cards:
-                    got = self._cards_apart(frame, wide, box, ch, out)
+                    got = self._cards_apart(self._cards_on_wide(frame, wide, box, ch) if alt is None else alt, out)
                 out += got
         if not out and not self.cards:
             # nothing posed on what clearly changed: a piece much like the board (a grey meteor on
@@ -680,11 +675,16 @@ class Detector:
                 if c.colour_dist <= lim and (_fits_well(c) or (self._achromatic_kind(c.fit.shape.kind)
                                                                and c.fit.inlier_frac >= self.cfg.rock_inliers_min))]
 
-    def _cards_unscored(self, frame: np.ndarray, wide: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
+    def _cards_on_wide(self, frame: np.ndarray, wide: np.ndarray, box, ch) -> list[Candidate]:
+        """A region's cards posed on its change with darkenings wider than a shadow can be counted
+        (``wide``, box px: a card's dark print with the border around it)."""
+        return self._pieces_in_mask(frame, wide, (wide > ch.threshold).astype(np.uint8), box, ch)
+
+    def _cards_unscored(self, alt: list[Candidate], out: list[Candidate]) -> list[Candidate]:
         """Cards ``out`` posed poorly on a region's change with shadows scored down (some card's
-        outline off its edge for over half of it, ``card_repose_inliers``), posed again on its change
-        with darkenings wider than a shadow can be counted (``wide``, box px: a card's dark print
-        with the border around it); the reading that fits better is kept.  A card's dark border on
+        outline off its edge for over half of it, ``card_repose_inliers``), or ``alt``, the region's
+        cards posed on its change with darkenings wider than a shadow can be counted
+        (:meth:`_cards_on_wide`): the reading that fits better.  A card's dark border on
         a mat that it darkens like a shadow is narrower than a shadow may be, so it is scored down
         with the shadows: the outline then runs along the border's inside where the mat is like
         that and along its outside elsewhere (a card overhanging a grey mat onto a green table was
@@ -692,23 +692,21 @@ class Detector:
         the card's own soft shadow too, and the reading that fits it a little better more often
         lies further off (ASF CCG 7000-7039 and 9600-9639: of 168 cards posed fairly whose
         reading there was taken, 15 lay 0.3-1.1 mm further from the truth, 3 nearer)."""
-        alt = self._pieces_in_mask(frame, wide, (wide > ch.threshold).astype(np.uint8), box, ch)
         if len(alt) == len(out) and (self._reading_cost([c.fit for c in alt], len(alt))
                                      < self._reading_cost([c.fit for c in out], len(out))):
             return alt
         return out
 
-    def _cards_apart(self, frame: np.ndarray, wide: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
+    def _cards_apart(self, alt: list[Candidate], out: list[Candidate]) -> list[Candidate]:
         """Cards where a region changed clearly, apart from the cards ``out`` posed there, though
-        none was posed on that part alone: the region's cards posed on its whole change counting
-        darkenings wider than a shadow (``wide``, box px), those lying apart from ``out`` (sharing
-        less than a fifth of a card).  A dark card back on a grey mat is scored down like a
+        none was posed on that part alone: of ``alt``, the region's cards posed on its whole change
+        counting darkenings wider than a shadow (:meth:`_cards_on_wide`), those lying apart from
+        ``out`` (sharing less than a fifth of a card).  A dark card back on a grey mat is scored down like a
         shadow all round its dark border, so that its outline with shadows scored down runs along
         the gold frame inside it, a card's tenth in: no card fits it; and what is left of the
         change beside a card posed next to it may hold that card's fringe too, which no single card
         fits either (held-out ASF CCG 9531: a face-down card on the mat, in full view, missed)."""
         posed = [c.fit.footprint_polygon() for c in out]
-        alt = self._pieces_in_mask(frame, wide, (wide > ch.threshold).astype(np.uint8), box, ch)
         return [c for c in alt if all(_overlap(c.fit.footprint_polygon(), q) < 0.2 for q in posed)]
 
     def _joined(self, frame: np.ndarray, score: np.ndarray, box, ch, out: list[Candidate]) -> list[Candidate]:
@@ -1006,7 +1004,7 @@ class Detector:
         h, w = frame.shape[:2]
         out = []
         for pts in outlines:
-            keep = ~_by_photo_edge(pts, (w, h), self.cfg.frame_edge_px)
+            keep = ~by_photo_edge(pts, (w, h), self.cfg.frame_edge_px)
             if keep.sum() >= MIN_OUTLINE_POINTS:
                 out.append(pts[keep])
         return out
@@ -1725,7 +1723,7 @@ class Detector:
         there: the part of a card running out of the photo may be wider than long."""
         f = fit_one(shape, self.cam, pts, 0.0)
         # (the outline's points by the edge were left out: it runs to the edge if it ends a few px off)
-        if _fit_well(f) or not _by_photo_edge(pts, self.cam.image_size, self.cfg.frame_edge_px + 3.0).any():
+        if _fit_well(f) or not by_photo_edge(pts, self.cam.image_size, self.cfg.frame_edge_px + 3.0).any():
             return f
         x0, y0, ths = initial_pose(shape, self.cam, pts, 0.0)
         g = fit_one(shape, self.cam, pts, 0.0, init=(x0, y0, ths[0] + 90.0))

@@ -252,9 +252,10 @@ class _PoseModel:
             if idx:
                 # each edge's vertices: its own, and the next one round its polygon
                 cat = np.concatenate(idx)
-                ends = np.cumsum([len(i) for i in idx])
+                lens = [len(i) for i in idx]
+                ends = np.cumsum(lens)
                 nxt = np.arange(1, len(cat) + 1)
-                nxt[ends - 1] = ends - [len(i) for i in idx]
+                nxt[ends - 1] = ends - lens
                 v0, v1 = cat[e], cat[nxt[e]]
             else:
                 v0 = v1 = np.zeros(len(e), int)

@@ -55,6 +55,13 @@ def parallax_doubt_mm(det: Detections, cal: Calibration) -> np.ndarray:
     return rel * cal.camera.parallax_mm(det.center_mm, det.height_mm, det.base_mm)
 
 
+def by_photo_edge(pts: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
+    """Which points (image px, (n, 2)) lie within ``margin`` px of the edge of a photo of ``size``
+    (width, height), or beyond it (``margin`` 0: only those beyond it)."""
+    w, h = size
+    return (pts[:, 0] < margin) | (pts[:, 0] > w - 1 - margin) | (pts[:, 1] < margin) | (pts[:, 1] > h - 1 - margin)
+
+
 def out_of_photo(det: Detections, cal: Calibration) -> np.ndarray:
     """Whether each piece's footprint runs out of the photo (a corner of it, projected at its base,
     beyond the photo's edge): posed on the part in view, which may not tell where the rest lies (a
@@ -65,9 +72,7 @@ def out_of_photo(det: Detections, cal: Calibration) -> np.ndarray:
     fps = [np.asarray(f, float).reshape(-1, 2) for f in det.footprint_mm]
     lens = [len(f) for f in fps]
     px = cal.camera.project_plane(np.concatenate(fps), np.repeat(np.asarray(det.base_mm, float), lens))
-    w, h = cal.camera.image_size
-    off = (px[:, 0] < 0) | (px[:, 0] > w - 1) | (px[:, 1] < 0) | (px[:, 1] > h - 1)
-    return np.logical_or.reduceat(off, np.cumsum([0] + lens[:-1]))
+    return np.logical_or.reduceat(by_photo_edge(px, cal.camera.image_size, 0.0), np.cumsum([0] + lens[:-1]))
 
 
 def judge(det: Detections, cal: Calibration, states: list[str] | None = None, pits: list[str | None] | None = None,
