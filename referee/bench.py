@@ -305,17 +305,26 @@ def bench_accuracy(scenes: int, games: tuple[str, ...], size: tuple[int, int], w
 class SpeedRow:
     ms_median: float
     ms_worst: float
-    pieces: int
+    pieces: int               # on the tables, all told
     after_shot_ms: float      # the frame after a shot, judged with the one before
-    regions_posed: int        # ... regions of change posed again (the rest were taken over)
+    after_shot_worst: float
+    regions_posed: int        # ... regions of change posed again (the rest were taken over), all told
     regions: int
+    tables: int = 1
 
 
-def bench_speed(frames: int = 20, size: tuple[int, int] = (1920, 1080)) -> dict:
+SPEED_SEED = 9100  # the speed bench's first table (apart from the accuracy bench's ranges)
+
+
+def bench_speed(frames: int = 20, size: tuple[int, int] = (1920, 1080), scenes: int = 1,
+                progress=None) -> dict:
     """Detection + judgement time of settled frames on one core: of a frame judged from scratch
     (median, worst), and of the frame after a shot that moved one piece, judged with the frame
     before it (the live referee's case: the regions that did not change keep their pieces); and
-    the settle check rate."""
+    the settle check rate.  ``scenes`` tables (seeds from :data:`SPEED_SEED`), each timed
+    ``frames`` times: the medians and the worst are over all of their frames (one table's pieces
+    and print may be quicker or slower to read than another's).  ``progress(game, table)`` is
+    called before each table."""
     from calibration.model import Calibration
     from calibration.profile import BoardProfile
     from calibration.register import register
@@ -325,22 +334,30 @@ def bench_speed(frames: int = 20, size: tuple[int, int] = (1920, 1080)) -> dict:
     out = {}
     for game in GAMES:
         prof = BoardProfile.builtin(game)
-        _, empty = cached_scene(game, 9100, size, empty=True)
-        _, img = cached_scene(game, 9100, size, empty=False)
-        after = cached_shot(game, 9100, size)
-        det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
-        before = det.detect(img)  # also the warm-up
         cold, shot = [], []
-        for _ in range(frames):
-            t0 = time.perf_counter()
-            det.detect(img)
-            t1 = time.perf_counter()
-            res = det.detect(after, previous=before)
-            t2 = time.perf_counter()
-            cold.append((t1 - t0) * 1000)
-            shot.append((t2 - t1) * 1000)
-        out[game] = SpeedRow(float(np.median(cold)), float(np.max(cold)), len(before.judgement),
-                             float(np.median(shot)), res.blobs - res.reused, res.blobs)
+        pieces = posed = regions = 0
+        for k in range(scenes):
+            if progress is not None:
+                progress(game, k)
+            seed = SPEED_SEED + k
+            _, empty = cached_scene(game, seed, size, empty=True)
+            _, img = cached_scene(game, seed, size, empty=False)
+            after = cached_shot(game, seed, size)
+            det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+            before = det.detect(img)  # also the warm-up
+            for _ in range(frames):
+                t0 = time.perf_counter()
+                det.detect(img)
+                t1 = time.perf_counter()
+                res = det.detect(after, previous=before)
+                t2 = time.perf_counter()
+                cold.append((t1 - t0) * 1000)
+                shot.append((t2 - t1) * 1000)
+            pieces += len(before.judgement)
+            posed += res.blobs - res.reused
+            regions += res.blobs
+        out[game] = SpeedRow(float(np.median(cold)), float(np.max(cold)), pieces, float(np.median(shot)),
+                             float(np.max(shot)), posed, regions, scenes)
     try:
         from vision.motion import motion_benchmark
 
