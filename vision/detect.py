@@ -1642,8 +1642,14 @@ class Detector:
                 continue
             # (like against like: a piece posed the quick way, not fitted, costs more than the fitted
             # other kinds for no fault of its kind; it is weighed as fitted, and kept as it was)
-            posed = [fit_one(s, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
-                     for s in ([] if f.refined else [f.shape]) + others]
+            # (kept with the pose: a piece taken over from the frame before, after a shot, is asked
+            # again, and the poses do not depend on the photo's inflation, only the choice does)
+            kinds = ([] if f.refined else [f.shape]) + others
+            key = (tuple(id(s) for s in kinds), id(f.shape), id(f.points), f.x, f.y, f.heading, f.base_mm,
+                   f.clip_below)
+            posed = [replace(g) for g in f._kept("_sized_posed", key, (tuple(kinds), f.shape, f.points), lambda: [
+                fit_one(s, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
+                for s in kinds])]
             own = f if f.refined else posed.pop(0)
             best = min([own] + posed, key=lambda g: g.cost_from(m))
             if best is not own:
