@@ -2221,3 +2221,48 @@ def test_a_figure_posed_the_quick_way_is_sized_against_the_other_kinds_as_fitted
     assert got.shape.kind == "figure:fighter" and (got.x, got.refined) == (200.6, False)
     # a cruiser's outline, posed the quick way as a fighter, is still read a cruiser
     assert read(cruiser, 200.0, 200.0, posed_as=fighter).shape.kind == "figure:cruiser"
+
+
+def test_a_piece_taken_over_after_a_shot_is_not_posed_again_as_the_other_sizes(monkeypatch):
+    """After a shot the pieces taken over from the frame before are sized again against the photo's
+    outlines (``Detector._sized_in_photo``); their poses as the other kinds do not depend on the
+    photo, only the choice does, and are kept with the pose: the same pose asked again fits nothing
+    and reads the same, a pose moved is posed again."""
+    from dataclasses import replace
+
+    import vision.detect as vd
+    from vision.detect import Candidate
+    from vision.fit import Fit
+
+    prof = BoardProfile.builtin("galaktico")
+    empty = read_image(FIX / "galaktico" / "empty.jpg")
+    det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+    shape = {s.kind: s for s in det.shapes["red"]}
+    fighter, cruiser = shape["figure:fighter"], shape["figure:cruiser"]
+    import shapely
+
+    # a cruiser's outline (a point every half pixel) posed as a fighter: it lies inside the fighter's
+    # silhouette
+    union = shapely.union_all([shapely.Polygon(h) for h in Fit(cruiser, 200.0, 200.0, 0.0, 0.0, 0, 0, 1, 0).hulls(det.cam)])
+    pts = shapely.get_coordinates(shapely.segmentize(union.exterior, 0.5))
+    posed = Fit(fighter, 200.0, 200.0, 0.0, 0.0, -2.0, 1.0, 0.95, len(pts), points=pts)
+    calls = []
+    real = vd.fit_one
+    monkeypatch.setattr(vd, "fit_one", lambda *a, **k: calls.append(a[0].kind) or real(*a, **k))
+
+    def sized(f):
+        c = Candidate(f, 0.9)
+        others = [Candidate(Fit(shape["figure:scout"], 100.0 + 40 * k, 100.0, 0.0, 0.0, 0.0, 0.5, 1.0, 50,
+                                points=np.zeros((50, 2))), 0.9) for k in range(4)]
+        det._sized_in_photo([c, *others])
+        return c.fit
+
+    first = sized(posed)
+    assert first.shape.kind == "figure:cruiser" and calls
+    n = len(calls)
+    again = sized(posed)  # the same pose, taken over from the frame before
+    assert len(calls) == n
+    assert (again.shape.kind, again.x, again.y, again.heading) == (first.shape.kind, first.x, first.y, first.heading)
+    assert again is not first  # a copy: the next frame may name or turn it without touching the kept one
+    sized(replace(posed, x=200.5))  # moved: posed anew
+    assert len(calls) > n
