@@ -713,8 +713,10 @@ class Detector:
         """A region read as several pieces, one of them poorly, may be one piece across a line of
         its own colour (a silver beam over the gap between two tiles, where it changes nothing):
         with gaps up to ``join_gap_mm`` closed, a reading of no more pieces, each posed well, wins;
-        so does one of as many pieces, none weak, that fits better (a ship across a beam whose ends
-        poke out, one of them cut off by a line of its own colour, read as two ships)."""
+        so does one of no more pieces, none weak, that fits better, its pieces counted
+        (:meth:`_reading_cost`): a ship across a beam whose ends poke out, one of them cut off by a
+        line of its own colour, read as two ships; a silver beam lying on white clouds, of which
+        only patches changed, read as two beams standing on their ends."""
         k = 2 * int(np.ceil(self.cfg.join_gap_mm / self.mm_per_px / 2)) + 1
         m = cv2.morphologyEx((score > ch.threshold).astype(np.uint8), cv2.MORPH_CLOSE,
                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -723,8 +725,8 @@ class Detector:
             return out
         if all(_fits_well(c) for c in fewer):
             return fewer
-        if len(fewer) == len(out) and (self._reading_cost([c.fit for c in fewer], len(fewer))
-                                       < self._reading_cost([c.fit for c in out], len(out))):
+        if (self._reading_cost([c.fit for c in fewer], len(fewer))
+                < self._reading_cost([c.fit for c in out], len(out))):
             return fewer
         return out
 
