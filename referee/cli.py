@@ -696,11 +696,14 @@ def bench_speed(frames, scenes) -> None:
     from .bench import bench_speed as run
 
     con = Console()
-    with Progress(console=con, transient=True) as bar:
+    # (drawn between tables only: a bar refreshing itself from its own thread would take time
+    # from the one core the frames are timed on)
+    with Progress(console=con, transient=True, auto_refresh=False) as bar:
         task = bar.add_task("timing", total=len(GAMES) * scenes)
 
         def progress(game, k):
             bar.update(task, completed=GAMES.index(game) * scenes + k, description=f"{game} table {k + 1}/{scenes}")
+            bar.refresh()
         res = run(frames, scenes=scenes, progress=progress)
     t = Table(title=f"tableref bench speed (one core; {scenes} table{'s' if scenes > 1 else ''} per game, "
                     f"{frames} frames each)")
@@ -719,6 +722,7 @@ def bench_speed(frames, scenes) -> None:
     fps = res.get("motion_fps")
     con.print(f"settle check at 640x480: {fps:.0f} frames/s" if fps else "settle check: not available")
     con.print(f"peak RSS {res['rss_mb']:.0f} MB; targets: <= 30 ms per 1920x1080 frame, >= 300 frames/s settle check")
+
 
 if __name__ == "__main__":  # pragma: no cover
     main()
