@@ -2018,13 +2018,18 @@ def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
     assert out[0] == 0 and abs(out[1] - 0.5) < 0.05 and out[2] == 1
 
 
+def _galaktico_detector() -> Detector:
+    """A detector for the bundled Galaktico fixtures' table, calibrated from its empty photo."""
+    prof = BoardProfile.builtin("galaktico")
+    empty = read_image(FIX / "galaktico" / "empty.jpg")
+    return Detector(Calibration(register(empty, prof).calibration), prof, empty)
+
+
 def test_galaktico_figures_are_told_apart_by_size():
     """The figures differ by a few mm of base (18 to 34 mm): a pose whose outline lies more than blur
     inside or outside the model is of another figure, however well its shape fits."""
-    prof = BoardProfile.builtin("galaktico")
-    empty = read_image(FIX / "galaktico" / "empty.jpg")
-    cal = Calibration(register(empty, prof).calibration)
-    det = Detector(cal, prof, empty)
+    det = _galaktico_detector()
+    cal = det.cal
     right = total = 0
     for k in (1, 2, 3):
         scene = load_model(FIX / "galaktico" / f"scene-{k:02d}.json", SceneFile)
@@ -2210,29 +2215,32 @@ def test_a_figure_is_sized_against_the_outlines_of_its_photo(monkeypatch, seed, 
     assert read_as() == "figure:station"
 
 
+def _silhouette_outline(det, shape, x: float, y: float) -> np.ndarray:
+    """The outline (image px, a point every half pixel) of a piece model's silhouette, lying at
+    ``(x, y)`` mm on the board, heading 0, as ``det``'s camera sees it."""
+    import shapely
+
+    from vision.fit import Fit
+
+    union = shapely.union_all([shapely.Polygon(h) for h in Fit(shape, x, y, 0.0, 0.0, 0, 0, 1, 0).hulls(det.cam)])
+    return shapely.get_coordinates(shapely.segmentize(union.exterior, 0.5))
+
+
 def test_a_figure_posed_the_quick_way_is_sized_against_the_other_kinds_as_fitted():
     """Galaktico table 7014: a red fighter, posed the quick way (from its outline's centroid, not
     fitted: rms ~1 px), whose outline lies a pixel inside the photo's others, was weighed unfitted
     against a cruiser fitted to its outline, and lost by its pose alone.  Weighed as fitted, it keeps
     its kind (and its pose); a cruiser's outline posed as a fighter is still read a cruiser."""
-    import shapely
-
     from vision.detect import Candidate
     from vision.fit import Fit
 
-    prof = BoardProfile.builtin("galaktico")
-    empty = read_image(FIX / "galaktico" / "empty.jpg")
-    det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+    det = _galaktico_detector()
     shape = {s.kind: s for s in det.shapes["red"]}
     fighter, cruiser = shape["figure:fighter"], shape["figure:cruiser"]
     assert cruiser.radius_mm < fighter.radius_mm
 
-    def outline(s, x, y):  # the silhouette's outline (image px), a point every half pixel
-        union = shapely.union_all([shapely.Polygon(h) for h in Fit(s, x, y, 0.0, 0.0, 0, 0, 1, 0).hulls(det.cam)])
-        return shapely.get_coordinates(shapely.segmentize(union.exterior, 0.5))
-
     def read(s, x, y, posed_as=None):
-        pts = outline(s, x, y)
+        pts = _silhouette_outline(det, s, x, y)
         # posed the quick way: a little off, as a centroid's pose is (the fit measures of table 7014's)
         quick = Candidate(Fit(posed_as or s, x + 0.6, y, 0.0, 0.0, 0.13, 1.03, 0.92, len(pts), points=pts,
                               refined=False), 0.9)
@@ -2259,17 +2267,11 @@ def test_a_piece_taken_over_after_a_shot_is_not_posed_again_as_the_other_sizes(m
     from vision.detect import Candidate
     from vision.fit import Fit
 
-    prof = BoardProfile.builtin("galaktico")
-    empty = read_image(FIX / "galaktico" / "empty.jpg")
-    det = Detector(Calibration(register(empty, prof).calibration), prof, empty)
+    det = _galaktico_detector()
     shape = {s.kind: s for s in det.shapes["red"]}
     fighter, cruiser = shape["figure:fighter"], shape["figure:cruiser"]
-    import shapely
-
-    # a cruiser's outline (a point every half pixel) posed as a fighter: it lies inside the fighter's
-    # silhouette
-    union = shapely.union_all([shapely.Polygon(h) for h in Fit(cruiser, 200.0, 200.0, 0.0, 0.0, 0, 0, 1, 0).hulls(det.cam)])
-    pts = shapely.get_coordinates(shapely.segmentize(union.exterior, 0.5))
+    # a cruiser's outline posed as a fighter: it lies inside the fighter's silhouette
+    pts = _silhouette_outline(det, cruiser, 200.0, 200.0)
     posed = Fit(fighter, 200.0, 200.0, 0.0, 0.0, -2.0, 1.0, 0.95, len(pts), points=pts)
     calls = []
     real = vd.fit_one
