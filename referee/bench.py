@@ -310,7 +310,6 @@ class SpeedRow:
     after_shot_worst: float
     regions_posed: int        # ... regions of change posed again (the rest were taken over), all told
     regions: int
-    tables: int = 1
 
 
 SPEED_SEED = 9100  # the speed bench's first table (apart from the accuracy bench's ranges)
@@ -357,7 +356,7 @@ def bench_speed(frames: int = 20, size: tuple[int, int] = (1920, 1080), scenes: 
             posed += res.blobs - res.reused
             regions += res.blobs
         out[game] = SpeedRow(float(np.median(cold)), float(np.max(cold)), pieces, float(np.median(shot)),
-                             float(np.max(shot)), posed, regions, scenes)
+                             float(np.max(shot)), posed, regions)
     try:
         from vision.motion import motion_benchmark
 
