@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+import shapely
 
 from calibration.camera import CameraModel, Intrinsics, Pose
 from calibration.model import Calibration, Quality, TilePlacement, build_calibration
@@ -433,7 +434,6 @@ def test_a_ship_on_another_is_posed_layer_by_layer_where_k_means_halves_the_pair
     """The outline of a ship lying on another one, 2 mm apart and turned 180 degrees: k-means splits
     the outline into two halves and poses a ship on each; started layer by layer (the top ship on
     the whole outline, the lower one on the crescents it leaves) both are found where they are."""
-    import shapely
 
     from vision.fit import fit_layers, fit_many
 
@@ -458,7 +458,6 @@ def test_fit_many_stops_at_a_refused_start_and_fits_the_rest_as_before():
     """Two Galaktico scouts side by side: a reading the caller refuses from its k-means starts is
     returned unfitted (the test is asked once); one it does not refuse is fitted as without the
     test, both scouts found where they stand."""
-    import shapely
 
     from vision.fit import fit_many
 
@@ -1798,7 +1797,6 @@ def test_a_beam_beside_a_ship_it_touches_is_read_as_a_beam():
 def test_a_beam_across_the_gap_between_two_tiles_is_one_beam():
     """A silver beam over the light gap between two tiles changes nothing there: its region of change
     comes in two parts, each of which a standing beam could be.  It is read as the one lying beam."""
-    import shapely
     from shapely.geometry import LineString
 
     from calibration.model import Layout
@@ -1996,11 +1994,29 @@ def test_a_beam_lying_on_white_clouds_is_not_read_as_beams_standing_on_their_end
     k = next(k for k, (r, _) in enumerate(s.matched) if r == i)
     assert s.center_err_mm[k] < 1.0 and s.false == 0
     # lying: its footprint the beam's length, not a standing one's square
-    import shapely
     got, truth = shapely.Polygon(j.detections.footprint_mm[s.matched[k][1]]), shapely.Polygon(scene.pieces[i].footprint_mm)
     assert got.area > 0.8 * truth.area
     monkeypatch.setattr(Detector, "_joined", lambda self, frame, score, box, ch, out: out)
     assert read()[1].false >= 1
+
+
+def test_a_long_piece_showing_one_end_is_started_along_its_axis_too(monkeypatch):
+    """Pitch Fleet table 9632: a silver beam lies over the board's edge, one end over the pale
+    table, where it does not show.  Its outline shows the other end and the two sides (and the
+    board's edge where the region stops): posed from the outline's middle, the fit stopped 3.8 mm
+    off, in the long valley along its axis.  Also started a quarter of its length either way
+    (``Detector._slid``), it is found within 0.5 mm; without, not."""
+    scene, photo, cal, det = _bench_scene("pitchfleet", 9632)
+    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - 7.1, p.center_mm[1] - 558.4) < 1)
+    assert scene.pieces[i].kind == "beam" and not scene.pieces[i].upright
+
+    def error() -> float:
+        s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+        return next(e for (r, _), e in zip(s.matched, s.center_err_mm) if r == i)
+
+    assert error() < 0.5
+    monkeypatch.setattr(Detector, "_slid", lambda self, cands, pts: cands)
+    assert error() > 3.0
 
 
 def test_a_piece_outside_the_photo_is_told_apart_among_the_missed():
@@ -2218,7 +2234,6 @@ def test_a_figure_is_sized_against_the_outlines_of_its_photo(monkeypatch, seed, 
 def _silhouette_outline(det, shape, x: float, y: float) -> np.ndarray:
     """The outline (image px, a point every half pixel) of a piece model's silhouette, lying at
     ``(x, y)`` mm on the board, heading 0, as ``det``'s camera sees it."""
-    import shapely
 
     from vision.fit import Fit
 

@@ -1277,7 +1277,7 @@ class Detector:
             best = self._other_kinds(best, pts, options, judged)
         if stacking and best is not None and best[1] and all(c.fit.shape.round for c in best[1]):
             best = self._one_more_disc(best, pts, comp, box, px_lab, judged)
-        return [] if best is None else self._top_seen(best[1], pts)
+        return [] if best is None else self._top_seen(self._slid(best[1], pts), pts)
 
     def _other_kinds(self, best, pts: np.ndarray, options: list, judged):
         """Where one piece stands per place (Galaktico), touching pieces are read as pieces of one
@@ -1363,6 +1363,25 @@ class Detector:
         if found:
             return min(found, key=lambda r: r[0])
         return best
+
+    def _slid(self, cands: list[Candidate], pts: np.ndarray) -> list[Candidate]:
+        """A long piece, alone in its region, posed poorly: where its outline shows one end but not
+        the other (that end over a pale table, its end wall the board's colour), its fit lies in a
+        long valley along its axis and may stop a few mm short of the end that shows.  It is also
+        started a quarter of its length either way along its axis; the best fit is kept."""
+        if len(cands) != 1 or cands[0].fit.shape.roundish or _fits_well(cands[0]):
+            return cands
+        f = cands[0].fit
+        local = pose_points(f.shape.footprint, 0.0, 0.0, -f.shape.axis_deg)
+        step = float(np.ptp(local[:, 0])) / 4
+        a = np.radians(f.heading + f.shape.axis_deg)
+        for d in (-step, step):
+            g = fit_one(f.shape, self.cam, pts, f.base_mm, f.clip_below,
+                        init=(f.x + d * np.cos(a), f.y + d * np.sin(a), f.heading))
+            if g.cost < cands[0].fit.cost:
+                g.upright = f.upright
+                cands[0].fit = g
+        return cands
 
     def _top_seen(self, cands: list[Candidate], pts: np.ndarray) -> list[Candidate]:
         """A piece standing on its end (a beam) whose walls are much the board's colour shows little
