@@ -1081,6 +1081,11 @@ def _bench_scene(game: str, seed: int, size: tuple[int, int] = (1920, 1080)):
     return scene, res.image, cal, Detector(cal, prof, empty.image)
 
 
+def _true_piece_at(scene, x: float, y: float) -> int:
+    """The index of the scene's true piece whose centre lies within 1 mm of ``(x, y)`` (table mm)."""
+    return next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - x, p.center_mm[1] - y) < 1)
+
+
 def _judged_bench_scene(game: str, seed: int, size: tuple[int, int] = (1920, 1080)):
     """A bench scene (see :func:`_bench_scene`) detected and judged from scratch: the scene (truth),
     the judgement and its score against the truth."""
@@ -1556,7 +1561,7 @@ def test_a_faint_rock_inside_its_own_soft_shadow_is_outlined_where_it_darkens_mo
     edge, so no outline was found and it was missed.  It darkens the picture more than its shadow
     does: outlined halfway between the two, it is found within 1 mm."""
     scene, photo, cal, det = _bench_scene("galaktico", 7076)
-    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] + 54.9, p.center_mm[1] + 12.0) < 1)
+    i = _true_piece_at(scene, -54.9, -12.0)
     assert scene.pieces[i].kind == "meteor"
 
     def found():
@@ -1919,7 +1924,7 @@ def test_a_card_whose_border_is_scored_as_a_shadow_is_posed_on_its_edge(monkeypa
     counting darkenings wider than a shadow (its dark print and the border beside it): on the mat,
     within 1.5 mm.  Without that, outbound."""
     scene, photo, cal, det = _bench_scene("asfccg", 9615)
-    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - 475.4, p.center_mm[1] - 412.8) < 1)
+    i = _true_piece_at(scene, 475.4, 412.8)
     assert not scene.pieces[i].outbound
 
     def judged():
@@ -1944,7 +1949,7 @@ def test_a_card_posed_fairly_is_not_posed_again_on_its_shadow(seed, xy):
     from tableref.config import VisionConfig
 
     scene, photo, cal, det = _bench_scene("asfccg", seed)
-    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - xy[0], p.center_mm[1] - xy[1]) < 1)
+    i = _true_piece_at(scene, xy[0], xy[1])
 
     def err(d):
         s = score_scene(d.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "asfccg")
@@ -1963,7 +1968,7 @@ def test_a_dark_card_back_scored_as_a_shadow_all_round_is_found(monkeypatch):
     darkenings, the card apart from the one posed is taken: found within 1 mm, nothing false.
     Without that, missed."""
     scene, photo, cal, det = _bench_scene("asfccg", 9531)
-    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - 101.5, p.center_mm[1] - 206.2) < 1)
+    i = _true_piece_at(scene, 101.5, 206.2)
     assert scene.pieces[i].state == "face_down"
 
     def scored():
@@ -1983,7 +1988,7 @@ def test_a_beam_lying_on_white_clouds_is_not_read_as_beams_standing_on_their_end
     as fewer pieces (``Detector._joined``), though not well all round: found within 1 mm, nothing
     false.  Without the joining, the standing beams."""
     scene, photo, cal, det = _bench_scene("pitchfleet", 9700)
-    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - 307.7, p.center_mm[1] - 128.0) < 1)
+    i = _true_piece_at(scene, 307.7, 128.0)
     assert scene.pieces[i].kind == "beam" and not scene.pieces[i].upright
 
     def read():
@@ -2007,7 +2012,7 @@ def test_a_long_piece_showing_one_end_is_started_along_its_axis_too(monkeypatch)
     off, in the long valley along its axis.  Also started a quarter of its length either way
     (``Detector._slid``), it is found within 0.5 mm; without, not."""
     scene, photo, cal, det = _bench_scene("pitchfleet", 9632)
-    i = next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - 7.1, p.center_mm[1] - 558.4) < 1)
+    i = _true_piece_at(scene, 7.1, 558.4)
     assert scene.pieces[i].kind == "beam" and not scene.pieces[i].upright
 
     def error() -> float:
