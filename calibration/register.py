@@ -334,6 +334,16 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
             n_in = int(inl.sum())
             spread = cv2.contourArea(cv2.convexHull(src[inl].astype(np.float32))) if n_in >= 3 else 0.0
             tile_area = cv2.contourArea(t.outline_mm.astype(np.float32))
+            if n_in >= need and spread < min_spread * tile_area:
+                # consistent features bunched on one patch of print (a board's name; its repeated pits
+                # and plain lines fail the ratio test against the whole photo): the patch's pose
+                # guides the search for the rest, each of the template's features matched among the
+                # photo's features near where that pose puts it
+                guided = _guided(t, src[inl], dst[inl], pts, desc, taken, cfg)
+                if guided is not None:
+                    H, src, dst, inl = guided
+                    n_in = int(inl.sum())
+                    spread = cv2.contourArea(cv2.convexHull(src[inl].astype(np.float32))) if n_in >= 3 else 0.0
             px_per_mm2 = cv2.contourArea(_project_h(H, t.outline_mm).astype(np.float32)) / max(tile_area, 1e-9)
             if (n_in < need or spread < min_spread * tile_area
                     or not _quad_ok(H, t.outline_mm, gray_work.shape)
@@ -368,6 +378,56 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
         if not pending or not kept:
             break
     return results, {k: v for k, v in missing.items() if k not in {m.template.name for m in results}}
+
+
+def _guided(t: Template, src: np.ndarray, dst: np.ndarray, pts: np.ndarray, desc: np.ndarray,
+            taken: np.ndarray, cfg: RegistrationConfig):
+    """Guided matching of template ``t``, whose consistent features (``src`` template mm, ``dst``
+    work px) bunch on a small patch: a similarity fitted to them puts every template feature
+    somewhere in the photo; there it is matched to the nearest-looking photo feature (``pts``,
+    ``desc``; ``taken`` ones excluded) within a search radius, the ratio test run among those
+    only; a homography is fitted to all of them (RANSAC), and the search is run again around its
+    prediction, closer.  Returns (H, src, dst, inliers) or None."""
+    from scipy.spatial import cKDTree
+    A, _ = cv2.estimateAffinePartial2D(src, dst)
+    if A is None:
+        return None
+    H = np.vstack([A, [0.0, 0.0, 1.0]])
+    free = np.flatnonzero(~taken)
+    tree = cKDTree(pts[free])
+    size_px = math.sqrt(cv2.contourArea(_project_h(H, t.outline_mm).astype(np.float32)))
+    ratio2 = cfg.ratio_test ** 2
+    out = None
+    # (the similarity extrapolates a patch's pose over the board: a wide search; the homography
+    # fitted then, a close one)
+    for radius in (max(0.08 * size_px, 4 * cfg.ransac_px), 2 * cfg.ransac_px):
+        at = _project_h(H, t.kp_mm)
+        near = tree.query_ball_point(at, radius)
+        s_i, d_i = [], []
+        for i, cand in enumerate(near):
+            if not cand:
+                continue
+            cand = free[np.asarray(cand)]
+            d2 = ((desc[cand] - t.desc[i]) ** 2).sum(axis=1)
+            order = np.argsort(d2)
+            if len(order) > 1 and d2[order[0]] >= ratio2 * d2[order[1]]:
+                continue
+            s_i.append(i)
+            d_i.append(cand[order[0]])
+        if len(s_i) < cfg.min_inliers:
+            return out
+        # one template feature per photo feature (the first)
+        d_i, first = np.unique(np.asarray(d_i), return_index=True)
+        s_i = np.asarray(s_i)[first]
+        g_src = t.kp_mm[s_i].astype(np.float64)
+        g_dst = pts[d_i].astype(np.float64)
+        H2, inl = cv2.findHomography(g_src, g_dst, cv2.RANSAC, cfg.ransac_px)
+        if H2 is None:
+            return out
+        H = H2
+        inl = inl.ravel().astype(bool)
+        out = (H, g_src, g_dst, inl)
+    return out
 
 
 # -------------------------------------------------------------------------------- camera model

@@ -335,3 +335,24 @@ def test_chance_features_of_another_board_are_still_not_found():
     assert min(first.value.consistent.values()) >= RegistrationConfig.weak_min_inliers  # (the second look runs)
     with pytest.raises(BoardNotFound, match="no board of this profile is in the photo"):
         register(img, prof)
+
+
+def test_a_board_whose_features_bunch_on_its_name_is_found_by_guided_matching(monkeypatch):
+    """Held-out bench table pitrush 9916: the board turned by 130 degrees, small in the photo.  Its
+    39 consistent features all lie on its printed name, 1% of the board (the repeated pits and
+    the plain lines fail the ratio test against the whole photo): too bunched to trust, and the
+    board was refused.  The name's pose now guides the search for the rest of the template's
+    features near where it puts them: the board is registered as exactly as any."""
+    import calibration.register as reg_mod
+    from simulator.api import simulate
+
+    prof = BoardProfile.builtin("pitrush")
+    scene, res = simulate("pitrush", 9916, (1920, 1080), empty=True)
+    reg = register(res.image, prof)
+    err = compare(reg.calibration, prof, scene.camera(), scene.placements)
+    assert err.identity_ok and err.rotation_ok and err.corner_mm.max() < 1.0, err.corner_mm
+    assert err.pit_mm.max() < 1.0
+    assert Calibration(reg.calibration).problems() == []
+    monkeypatch.setattr(reg_mod, "_guided", lambda *a, **k: None)
+    with pytest.raises(BoardNotFound, match="consistent features"):
+        register(res.image, prof)
