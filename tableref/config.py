@@ -94,6 +94,9 @@ class VisionConfig:
                                            # share of the board around it (its noise and JPEG)
     frame_edge_px: float = 4.0             # outline points this near the photo's edge are left out (a piece
                                            # running out of the photo ends at the photo's edge, not its own)
+    faded_edge_px: float = 2.5             # outline points across which the photo (this far either side)
+    faded_edge_frac: float = 0.3           # differs less than this share of the outline's median contrast
+                                           # are left out: the region ends there, not the piece
     plain_max_area: float = 3.0            # a shadow-like region apart from any change, plain, and at most
                                            # this many times the largest piece's area (a piece with its
                                            # shadow) is looked at as a piece as dark as a shadow

@@ -716,14 +716,24 @@ class Detector:
         so does one of no more pieces, none weak, that fits better, its pieces counted
         (:meth:`_reading_cost`): a ship across a beam whose ends poke out, one of them cut off by a
         line of its own colour, read as two ships; a silver beam lying on white clouds, of which
-        only patches changed, read as two beams standing on their ends."""
+        only patches changed, read as two beams standing on their ends; and one of fewer pieces,
+        none weak, where the first reading has beams standing on their ends, however they fit.  Not
+        where as many pieces as the first reading's, each of those posed well and sure of its
+        colour: two pieces apart are not one piece cut."""
         k = 2 * int(np.ceil(self.cfg.join_gap_mm / self.mm_per_px / 2)) + 1
         m = cv2.morphologyEx((score > ch.threshold).astype(np.uint8), cv2.MORPH_CLOSE,
                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         fewer = self._pieces_in_mask(frame, score, m, box, ch)
         if not fewer or len(fewer) > len(out) or any(_weak(c) for c in fewer):
             return out
-        if all(_fits_well(c) for c in fewer):
+        if len(fewer) == len(out) and all(_fits_well(c) and not _weak(c) for c in out):
+            # (a beam standing on its end, its top alone seen, beside one lying: joined, they
+            # fitted a little better as two lying beams, 12 mm off; Pitch Fleet 9918)
+            return out
+        if all(_fits_well(c) for c in fewer) or (len(fewer) < len(out) and any(c.upright for c in out)):
+            # (several beams standing on their ends side by side are rarer than one lying across
+            # patches where it changed nothing: Pitch Fleet 9700, once its outline's points along
+            # the clouds' edges were left out, fitted as three standing ones a little better)
             return fewer
         if (self._reading_cost([c.fit for c in fewer], len(fewer))
                 < self._reading_cost([c.fit for c in out], len(out))):
@@ -975,7 +985,7 @@ class Detector:
             outlines = self._within_frame(outline_points(score, comp, ch.threshold, (box[0], box[1])), frame)
             if not outlines:
                 continue
-            pts = max(outlines, key=len)
+            pts = self._where_edge_shows(max(outlines, key=len), frame)
             if keep is not None:
                 ij = np.round(pts - box[:2]).astype(int)
                 ij = np.clip(ij, 0, [keep.shape[1] - 1, keep.shape[0] - 1])
@@ -1010,6 +1020,35 @@ class Detector:
             if keep.sum() >= MIN_OUTLINE_POINTS:
                 out.append(pts[keep])
         return out
+
+    def _where_edge_shows(self, pts: np.ndarray, frame: np.ndarray) -> np.ndarray:
+        """An outline (image px, in order round the region) without its points where the board
+        behind the piece turns its colour and the piece hides it: across them the empty board shows
+        an edge and the photo none (its colours ``faded_edge_px`` either side differ by less than
+        ``faded_edge_frac`` of the outline's median contrast, and by less than half the board's).
+        There the region ends, not the piece (a silver beam whose end lies over a white strip):
+        its edge runs on unseen.  Kept whole where that would leave less than half of it, and in
+        games whose pieces are all about as wide every way: a long piece's fit slides along its
+        axis to such points, a round one's is held by the rest of its rim (PitRush's touching discs
+        gained nothing, and a region of four lost its reading)."""
+        if len(pts) < 2 * MIN_OUTLINE_POINTS or all(s.roundish for s, _ in self._shape_options()):
+            return pts
+        n = ring_normals(pts, 3)
+        d = self.cfg.faded_edge_px
+
+        def contrast(img: np.ndarray) -> np.ndarray:
+            sides = []
+            for sgn in (-1.0, 1.0):
+                q = (pts + sgn * d * n).astype(np.float32)
+                sides.append(cv2.remap(img, q[:, 0:1], q[:, 1:2], cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_REPLICATE).reshape(len(pts), -1).astype(np.float32))
+            return np.linalg.norm(sides[1] - sides[0], axis=1)
+
+        photo, board = contrast(frame), contrast(self.bg.full)
+        faded = (photo < self.cfg.faded_edge_frac * float(np.median(photo))) & (board > 2.0 * photo)
+        if (~faded).sum() < max(MIN_OUTLINE_POINTS, len(pts) // 2):
+            return pts
+        return pts[~faded]
 
     def _hysteresis(self, score: np.ndarray, thr: float) -> np.ndarray:
         """Foreground of a region (uint8): the pixels above the threshold, grown into the pixels
