@@ -262,6 +262,11 @@ def _quad_ok(H: np.ndarray, outline_mm: np.ndarray, work_shape) -> bool:
     return cv2.contourArea(hull) <= area * 1.08  # nearly convex: a plausible view of a flat board
 
 
+def _hull_area(pts: np.ndarray) -> float:
+    """The area of points' convex hull (their units squared); 0 for fewer than three."""
+    return cv2.contourArea(cv2.convexHull(pts.astype(np.float32))) if len(pts) >= 3 else 0.0
+
+
 def _fit_tile_homography(src: np.ndarray, dst: np.ndarray, cfg: RegistrationConfig):
     """Robust tile -> photo homography: a similarity first (4 degrees of freedom: hard to fool with
     repeated icons), then a homography on its inliers."""
@@ -332,7 +337,7 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
                 missing[t.name] = 0
                 continue
             n_in = int(inl.sum())
-            spread = cv2.contourArea(cv2.convexHull(src[inl].astype(np.float32))) if n_in >= 3 else 0.0
+            spread = _hull_area(src[inl])
             tile_area = cv2.contourArea(t.outline_mm.astype(np.float32))
             if n_in >= need and spread < min_spread * tile_area:
                 # consistent features bunched on one patch of print (a board's name; its repeated pits
@@ -343,7 +348,7 @@ def match_templates(gray_work: np.ndarray, templates: list[Template], cfg: Regis
                 if guided is not None:
                     H, src, dst, inl = guided
                     n_in = int(inl.sum())
-                    spread = cv2.contourArea(cv2.convexHull(src[inl].astype(np.float32))) if n_in >= 3 else 0.0
+                    spread = _hull_area(src[inl])
             px_per_mm2 = cv2.contourArea(_project_h(H, t.outline_mm).astype(np.float32)) / max(tile_area, 1e-9)
             if (n_in < need or spread < min_spread * tile_area
                     or not _quad_ok(H, t.outline_mm, gray_work.shape)

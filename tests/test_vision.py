@@ -1086,6 +1086,12 @@ def _true_piece_at(scene, x: float, y: float) -> int:
     return next(i for i, p in enumerate(scene.pieces) if np.hypot(p.center_mm[0] - x, p.center_mm[1] - y) < 1)
 
 
+def _centre_error(s, i: int) -> float | None:
+    """The centre error (mm) of true piece ``i`` in a scene's score (:func:`score_scene`), None
+    where no detection was matched to it."""
+    return next((e for (r, _), e in zip(s.matched, s.center_err_mm) if r == i), None)
+
+
 def _judged_bench_scene(game: str, seed: int, size: tuple[int, int] = (1920, 1080)):
     """A bench scene (see :func:`_bench_scene`) detected and judged from scratch: the scene (truth),
     the judgement and its score against the truth."""
@@ -1566,7 +1572,7 @@ def test_a_faint_rock_inside_its_own_soft_shadow_is_outlined_where_it_darkens_mo
 
     def found():
         s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "galaktico")
-        return next((e for (r, _), e in zip(s.matched, s.center_err_mm) if r == i), None), s.false
+        return _centre_error(s, i), s.false
 
     err, false = found()
     assert err is not None and err < 1.0 and false == 0
@@ -1953,7 +1959,7 @@ def test_a_card_posed_fairly_is_not_posed_again_on_its_shadow(seed, xy):
 
     def err(d):
         s = score_scene(d.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "asfccg")
-        return next(s.center_err_mm[k] for k, (r, _) in enumerate(s.matched) if r == i)
+        return _centre_error(s, i)
 
     assert err(det) < 0.6
     assert err(Detector(cal, det.profile, det.bg.full, VisionConfig(card_repose_inliers=1.0))) > 1.2
@@ -2017,7 +2023,7 @@ def test_a_long_piece_showing_one_end_is_started_along_its_axis_too(monkeypatch)
 
     def error() -> float:
         s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
-        return next(e for (r, _), e in zip(s.matched, s.center_err_mm) if r == i)
+        return _centre_error(s, i)
 
     assert error() < 0.5
     monkeypatch.setattr(Detector, "_slid", lambda self, cands, pts: cands)
@@ -2321,8 +2327,6 @@ def test_a_beam_whose_end_lies_over_a_pale_strip_is_posed_on_the_edges_it_shows(
     no edge there (beam meets beam) while the empty board does: those outline points are not the
     beam's (``Detector._where_edge_shows``).  Posed on all of them, the beam lay 6 mm short of
     where it lies, drawn towards the strip's edge; without them, within 1 mm."""
-    from dataclasses import replace
-
     from tableref.config import VisionConfig
 
     scene, photo, cal, det = _bench_scene("pitchfleet", 9922)
@@ -2331,12 +2335,11 @@ def test_a_beam_whose_end_lies_over_a_pale_strip_is_posed_on_the_edges_it_shows(
 
     def read(d: Detector):
         s = score_scene(d.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
-        return next(e for (r, _), e in zip(s.matched, s.center_err_mm) if r == i), s.false
+        return _centre_error(s, i), s.false
 
     err, false = read(det)
     assert err < 1.0 and false == 0
-    err, _ = read(Detector(cal, BoardProfile.builtin("pitchfleet"), det.bg.full,
-                           replace(VisionConfig(), faded_edge_frac=0.0)))
+    err, _ = read(Detector(cal, det.profile, det.bg.full, VisionConfig(faded_edge_frac=0.0)))
     assert err > 4.0
 
 
