@@ -69,6 +69,9 @@ class VisionConfig:
                                            # region's outline (where the photo shows the mat) costs twice as much
     card_repose_inliers: float = 0.5       # a card whose outline lies on its edge for less than this share of
                                            # it is posed again with darkenings wider than a shadow counted
+    card_cover_min: float = 0.9            # a card whose core (less a tenth of a card all round) lies on its
+                                           # region's change for less than this share of it is posed again with
+                                           # darkenings wider than a shadow counted, and goes to a person if still
     card_register_px_per_mm: float = 2.0   # a face-down card is aligned to its back's print at this scale
     card_register_margin_mm: float = 8.0   # ... within this much of where its outline put it
     card_register_max_turn_deg: float = 10.0  # ... and of the heading it gave
