@@ -710,7 +710,7 @@ class Detector:
         core all but wholly; one posed on part of its change only (a card overhanging the mat onto
         a pale table, where its pale top changes nothing) leaves a strip of its core on the bare
         mat.  (ASF CCG, 280 tables, 2263 cards: every card posed within 3.2 mm of the truth covered
-        98% of its core or more; of the five posed 20 mm or more off, four covered 11-88%, and the
+        97% of its core or more; of the five posed 20 mm or more off, four covered 11-88%, and the
         fifth, 95%, runs half out of the photo and is flagged for that.)"""
         hs = f.hulls(self.cam)
         pts = np.concatenate(hs)
