@@ -1973,18 +1973,29 @@ def test_a_dark_card_back_scored_as_a_shadow_all_round_is_found(monkeypatch):
     card's tenth in, which no card fits; what is left of the change counting darkenings beside the
     other card holds that card's fringe too.  Read on the region's whole change counting
     darkenings, the card apart from the one posed is taken: found within 1 mm, nothing false.
-    Without that, missed."""
-    scene, photo, cal, det = _bench_scene("asfccg", 9531)
-    i = _true_piece_at(scene, 101.5, 206.2)
+    Without that, and without keeping a pose no card's outline fits where the back's print aligns
+    to it (which alone finds it too), missed."""
+    _face_down_card_found_only_with(monkeypatch, 9531, (101.5, 206.2), ["_cards_apart", "_card_fits"])
+
+
+def _face_down_card_found_only_with(monkeypatch, seed: int, xy: tuple[float, float], steps: list[str]) -> None:
+    """ASF CCG bench table ``seed``: its face-down card at ``xy`` (table mm) is found within 1 mm and
+    nothing false; with the detector's ``steps`` undone (``_cards_apart``: no cards taken apart from
+    those posed; ``_card_fits``: poses no card's outline fits dropped), it is missed."""
+    scene, photo, cal, det = _bench_scene("asfccg", seed)
+    i = _true_piece_at(scene, *xy)
     assert scene.pieces[i].state == "face_down"
 
     def scored():
         return score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "asfccg")
 
     s = scored()
-    k = next(k for k, (r, _) in enumerate(s.matched) if r == i)
-    assert s.center_err_mm[k] < 1.0 and s.false == 0
-    monkeypatch.setattr(Detector, "_cards_apart", lambda self, alt, out: [])
+    assert _centre_error(s, i) < 1.0 and s.false == 0
+    card_fits = Detector._card_fits
+    undone = {"_cards_apart": lambda self, alt, out: [],
+              "_card_fits": lambda self, shape, pts, box, like=True: card_fits(self, shape, pts, box)}
+    for name in steps:
+        monkeypatch.setattr(Detector, name, undone[name])
     assert i in scored().missed_ids
 
 
@@ -2038,6 +2049,15 @@ def test_a_card_matching_the_mat_is_read_as_one_card_and_one_posed_off_goes_to_a
     s, false = read(det)
     assert i in s.missed_ids and len(false) == 1
     assert false[0][0] and "posed on part of its change" in false[0][1]
+
+
+def test_a_card_back_whose_outline_no_card_fits_is_found_by_its_print(monkeypatch):
+    """ASF CCG table 7073: a face-down card on the grey mat, in full view, alone in its region.  Its
+    dark border is scored down like a shadow all round, and its outline is the gold frame a card's
+    tenth in: posed on it, the card lay on its edge for under a third of it, and was dropped (no
+    card's outline fits there).  A pose no card's outline fits is kept where the card back's
+    print aligns to it: found within 1 mm, nothing false.  Dropped as before, missed."""
+    _face_down_card_found_only_with(monkeypatch, 7073, (166.0, 198.2), ["_card_fits"])
 
 
 def test_a_beam_lying_on_white_clouds_is_not_read_as_beams_standing_on_their_ends(monkeypatch):

@@ -1777,13 +1777,20 @@ class Detector:
         shape = next(iter(shapes.values()))
         out = []
         for pts in outlines:
-            for f in self._card_fits(shape, pts, box):
+            for f in self._card_fits(shape, pts, box, like=False):
                 ncc, flip = self._back_ncc(frame, f)
                 if ncc > 0.5 * self.cfg.card_back_ncc:
                     # (maybe) a back: posed on its print, which may also show it better than the
                     # outline's pose did (a degree or a few mm off spoils the correlation)
                     f, aligned = self._align_back(frame, f, flip)
                     ncc = max(ncc, aligned)
+                else:
+                    aligned = -1.0
+                if not self._card_like([f]) and aligned < self.cfg.card_back_ncc:
+                    # a pose no card's outline fits is kept only where a card back's print aligns to
+                    # it: a dark back on a grey mat is scored down like a shadow all round its dark
+                    # border, and its outline is then the gold frame a card's tenth in (ASF CCG 7073)
+                    continue
                 thr = self.cfg.card_back_ncc
                 face = "face_down" if ncc > thr else "face_up"
                 conf = float(np.clip(abs(ncc - thr) * 2.5, 0, 1)) if self.card_back is not None else 0.5
@@ -1791,7 +1798,7 @@ class Detector:
                 out.append(Candidate(f, conf, state=face))
         return out
 
-    def _card_fits(self, shape: PieceShape, pts: np.ndarray, box) -> list[Fit]:
+    def _card_fits(self, shape: PieceShape, pts: np.ndarray, box, like: bool = True) -> list[Fit]:
         """Pose cards on one outline (image px): as many as its area holds (cards lying side by side
         or overlapping make one region), the reading with one card fewer kept when it fits better;
         none on an outline smaller than a card can show, nor where the outline is not a card's.
@@ -1810,7 +1817,8 @@ class Detector:
         if ratio < self.cfg.min_piece_area_frac:
             return []  # a fragment (print that differs from the mat), not a card
         if ratio < self.cfg.multi_area_ratio:
-            return self._card_like([self._one_card(shape, pts)])
+            one = [self._one_card(shape, pts)]
+            return self._card_like(one) if like else one
         region = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
         cv2.fillPoly(region, [np.round(hull.reshape(-1, 2) - box[:2]).astype(np.int32)], 1)
         step = max(1, int(round(0.2 * self._card_gap_px)))  # ~50 samples across a card
@@ -1836,7 +1844,7 @@ class Detector:
             short = not self._cores_on(fits, inside, box)
             if best is None or (short, cost) < best[0]:
                 best = ((short, cost), fits)
-        return self._card_like(best[1])
+        return self._card_like(best[1]) if like else best[1]
 
     def _cores_on(self, fits: list[Fit], region: np.ndarray, box) -> bool:
         """Whether each card of a reading lays its core on ``region`` (uint8, box px) for
