@@ -1809,7 +1809,9 @@ class Detector:
         crosswise, overhanging it on both sides).  A reading that lays some card's core partly off
         the outline's region (:meth:`_cores_on`) is taken only where every reading does: a card
         whose grey border and dark picture match the mat, beside another, was read as two cards
-        turned across it on one another, one of them 39 mm off (ASF CCG 9914)."""
+        turned across it on one another, one of them 39 mm off (ASF CCG 9914).  ``like``: only the
+        poses whose outline lies on a card's edge (:meth:`_card_like`); False: the reading's every
+        pose (the caller keeps those a card back's print aligns to)."""
         xy = self.cam.backproject(pts, 0.0).mean(axis=0)
         # (the hull: an outline's points run with gaps where no edge was found)
         hull = cv2.convexHull(pts.astype(np.float32))
