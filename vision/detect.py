@@ -274,6 +274,15 @@ class Detector:
         hull = hulls[0] if len(hulls) == 1 else cv2.convexHull(np.concatenate(hulls).astype(np.float32)).reshape(-1, 2)
         return float(cv2.contourArea(hull.astype(np.float32)))
 
+    def _grown_area_px(self, shape: PieceShape, xy: np.ndarray) -> float:
+        """The area (px) of a piece's silhouette at a place (image px) grown all round by the blur that
+        shifts an outline (``fit_blur_px``): the region of change a piece lying alone makes."""
+        hulls = silhouette_hulls(shape, self.cam, float(xy[0]), float(xy[1]), 0.0, 0.0)
+        hull = (hulls[0] if len(hulls) == 1 else
+                cv2.convexHull(np.concatenate(hulls).astype(np.float32)).reshape(-1, 2)).astype(np.float32)
+        g = self.cfg.fit_blur_px
+        return float(cv2.contourArea(hull) + cv2.arcLength(hull, True) * g + np.pi * g * g)
+
     # ------------------------------------------------------------------------------- the frame
     def detect(self, frame: np.ndarray, previous: FrameResult | None = None) -> FrameResult:
         """Find and judge the pieces of a frame.  ``previous``: this detector's result for an earlier
@@ -1164,6 +1173,16 @@ class Detector:
                 # no reading, is not fitted further: judged() refuses it)
                 fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk,
                                 refused=None if stacking else on_one_another)
+                if kk == 2 and not s.round and not all(_fit_well(f) for f in fits):
+                    # two long pieces side by side, their outline cut across by k-means: also split
+                    # along its long axis, the better reading kept where they lie side by side
+                    # (Pitch Fleet 10013: two beams side by side read as four standing on their
+                    # ends); one piece's halves both give that piece (7026: a ship read as two)
+                    along = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk,
+                                     refused=None if stacking else on_one_another, lengthwise=True)
+                    if not _overlapping([f.footprint() for f in along]) and \
+                            self._reading_cost(along, kk) < self._reading_cost(fits, kk):
+                        fits = along
                 if stacking and not up:
                     # pieces lying on one another: also started one on the other (beams standing on
                     # their ends do not lie on one another), the better reading kept
@@ -1342,15 +1361,22 @@ class Detector:
             # first: overlaps, blur and soft shadows make the count of a region's area the least
             # sure — two ships touching one of two and a half.  Where one piece stands per place, its
             # kinds differ by size, and fewer of one kind read where a bigger one stands)
-            def counts(ratio):
-                near = {np.floor(ratio), np.ceil(ratio)} if stacking else {np.round(ratio)}
+            def counts(s, up, ratio):
+                near = {np.round(ratio)}
+                if stacking:
+                    near = {np.floor(ratio), np.ceil(ratio)}
+                    # ... and the count of the region's area where each piece's silhouette is grown
+                    # by the blur all round, as a region's outline is: a thin piece's region is much
+                    # bigger than its silhouette (two beams side by side hold 3.3 beams' area)
+                    grown = area_px / max(self._grown_area_px(s, xy), 1.0)
+                    near |= {np.floor(grown), np.ceil(grown)}
                 return sorted({int(np.clip(c, 2, 6)) for c in near})
-            readings = [(s, up, k) for s, up, ratio, _ in multis for k in counts(ratio)]
-            if not stacking:
-                # where one piece stands per place, the readings of fewer pieces first (the kinds in
-                # the order above within a count): many small pieces each fit a part of the outline
-                # of a few big ones well, and five pieces take five times as long to pose as one
-                readings.sort(key=lambda r: r[2])
+            readings = [(s, up, k) for s, up, ratio, _ in multis for k in counts(s, up, ratio)]
+            # the readings of fewer pieces first (the kinds in the order above within a count): many
+            # small pieces each fit a part of the outline of a few big ones well (four beams standing
+            # on their ends read two lying side by side), and five pieces take five times as long to
+            # pose as one
+            readings.sort(key=lambda r: r[2])
             for s, up, k in readings:
                 res = attempt(s, up, k)
                 if best is None or res[0] < best[0]:

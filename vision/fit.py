@@ -147,6 +147,16 @@ def split_points(xy: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return labels.ravel(), centres
 
 
+def split_lengthwise(xy: np.ndarray) -> np.ndarray:
+    """Each point's side (0, 1) of a cloud's long axis through its centroid: the split of the
+    outline of two long pieces lying side by side, which k-means cuts across instead where their
+    union is about as long as wide (two beams side by side) — each part then holds both pieces'
+    ends, and the two pieces fitted to them lie across the pair."""
+    th, _ = main_axis(xy)
+    t = np.radians(th)
+    return (((xy - xy.mean(axis=0)) @ np.array([-np.sin(t), np.cos(t)])) > 0).astype(int)
+
+
 def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float) -> tuple[float, float, list[float]]:
     """Centre and candidate headings from the outline back-projected at mid-height."""
     mid = base_mm + shape.height_mm / 2
@@ -294,18 +304,19 @@ class _PoseModel:
 
 def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bases: list[float],
              clips: list[float | None], inits: list[tuple[float, float, float]] | None = None,
-             rounds: int = 3, refused=None) -> list[Fit]:
+             rounds: int = 3, refused=None, lengthwise: bool = False) -> list[Fit]:
     """Jointly pose several pieces to one outline: points go to the model they are nearest.
-    ``inits``: starting poses (x mm, y mm, heading), else the outline is split by k-means.
+    ``inits``: starting poses (x mm, y mm, heading), else the outline is split by k-means, or,
+    ``lengthwise`` (two pieces), along its long axis (see :func:`split_lengthwise`).
     ``refused``: a test of the poses (a list of fits -> bool) for a reading the caller will not
     take (pieces on one another where they stand one per place): poses it refuses from their
-    k-means starts, or after two rounds in a row, are returned as they are, not fitted further
+    first fits, or after two rounds in a row, are returned as they are, not fitted further
     (fitting again seldom parts them)."""
     k = len(shapes)
     if inits is None:
         # split the outline points around k centres (k-means on back-projected points)
         xy = cam.backproject(pts_px, bases[0] + shapes[0].height_mm / 2)
-        labels, centres = split_points(xy, k)
+        labels = split_lengthwise(xy) if lengthwise and k == 2 else split_points(xy, k)[0]
         fits = []
         for i in range(k):
             sel = pts_px[labels == i]
