@@ -1912,6 +1912,55 @@ def test_a_lying_beam_across_a_line_of_its_own_colour_is_not_a_row_of_standing_b
     assert "on_piece" not in list(j.state)
 
 
+def _crescent_under_a_stacked_disc(seed: int, low: int, clear_regions: bool = False):
+    """Held-out table ``seed`` of PitRush judged from scratch: the score, and the true discs stacked
+    on true disc ``low`` (in a pit, its crescent showing under one of another colour).
+    ``clear_regions``: the discs posed together on one region are not told so."""
+    import vision.detect as detect_module
+
+    with pytest.MonkeyPatch.context() as mp:
+        if clear_regions:
+            real = detect_module.Detector._pieces_in_mask
+
+            def forgetful(self, *a, **k):
+                out = real(self, *a, **k)
+                for c in out:
+                    c.region = None
+                return out
+
+            mp.setattr(detect_module.Detector, "_pieces_in_mask", forgetful)
+        scene, _, s = _judged_bench_scene("pitrush", seed)
+    ps = scene.pieces
+    assert ps[low].state == "in_pit"
+    tops = [k for k, q in enumerate(ps) if q.state == "stacked" and q.color != ps[low].color
+            and np.hypot(*np.subtract(ps[low].center_mm, q.center_mm)) < 8.0]
+    return s, tops
+
+
+def _state_read(s, i: int) -> str | None:
+    """The state read of true piece ``i`` in a scene's score, None where it was missed."""
+    return next((v[1] for (r, _), v in zip(s.matched, s.verdicts["state"]) if r == i), None)
+
+
+@pytest.mark.parametrize("seed, low", [(9910, 0), (10008, 3)])
+def test_a_disc_in_a_pit_whose_crescent_shows_under_a_stacked_disc_is_a_disc_of_its_own(seed, low):
+    """Held-out PitRush tables with a disc stacked on one of another colour in a pit, the lower one's
+    crescent showing (a red under a black one, a blue under a black one).  The region's reading was
+    both discs, 2 mm apart as posed on the board, and the lower one was dropped as the upper one
+    posed twice: missed, and the upper one read in the pit.  Two discs of two colours posed together
+    on one region are a reading of it, not one piece posed twice."""
+    s, tops = _crescent_under_a_stacked_disc(seed, low)
+    assert len(tops) == 1
+    assert (_state_read(s, low), _state_read(s, tops[0])) == ("in_pit", "stacked")
+
+
+def test_a_disc_in_a_pit_under_a_stacked_disc_dropped_as_that_disc_posed_twice_is_missed():
+    """The control of the test above: where the discs posed together on one region are not told so,
+    the one in the pit is dropped as the upper one posed twice."""
+    s, tops = _crescent_under_a_stacked_disc(10008, 3, clear_regions=True)
+    assert 3 in s.missed_ids and _state_read(s, tops[0]) == "in_pit"
+
+
 @pytest.mark.parametrize("seed", [7019, 7030])
 def test_a_black_disc_is_not_taken_for_a_shadow(seed):
     """Bench scenes of PitRush with a black disc that darkens what lies under it like a shadow (every

@@ -2000,7 +2000,11 @@ class Detector:
             # the same piece posed twice (from two regions of change whose boxes both hold it): a
             # piece of the same kind that reaches out of a stronger one by less than a piece must
             # show to be seen (see _fit_component) is that piece
-            same = [k for k in near if cands[k].fit.shape.kind == cands[i].fit.shape.kind]
+            # ... but not two of different colours posed together on one region: a reading of it
+            # (a disc in a pit whose crescent shows under the disc stacked on it, PitRush 10008)
+            same = [k for k in near if cands[k].fit.shape.kind == cands[i].fit.shape.kind
+                    and not (cands[i].region is not None and cands[i].region is cands[k].region
+                             and cands[i].fit.shape.color != cands[k].fit.shape.color)]
             if same and min(_reach_out(polys[i], polys[k]) for k in same) < self.cfg.min_seen_mm:
                 continue
             weak = _weak(cands[i])
