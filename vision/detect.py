@@ -2010,10 +2010,13 @@ class Detector:
             weak = _weak(cands[i])
             clash = [k for k in near if _overlap(polys[i], polys[k]) > 0.3]
             if clash and weak and self.profile.data.pieces_stack and not cands[i].faint and \
-                    all(self._unlike(cands[i], cands[k]) for k in clash):
+                    all(self._unlike(cands[i], cands[k]) or self._read_with(cands[i], cands[k]) for k in clash):
                 # posed poorly, or unsure which colour it is, but surely not of the colour of the
                 # pieces it lies on or under: a piece of its own (under another one, posed on the
-                # crescent of it that shows; or on one, only a shaded rim of it its own part)
+                # crescent of it that shows; or on one, only a shaded rim of it its own part) ...
+                # or sure of its colour, and posed with one of that colour on one region, as the
+                # region's reading: a disc under one of its colour, its crescent showing, posed
+                # poorly as on the board (PitRush 10013: a red disc on a red one in a pit)
                 weak = False
             if clash and (weak or not self.profile.data.pieces_stack):
                 continue
@@ -2022,6 +2025,13 @@ class Detector:
         if self.pieces_lie_on_pieces:
             out = self._stacks(out, frame)
         return out
+
+    @staticmethod
+    def _read_with(a: Candidate, b: Candidate) -> bool:
+        """Whether ``a``, sure of its colour, was posed with ``b``, of that colour, on one region
+        (the two are that region's reading, not a piece and a detail of another posed apart)."""
+        return a.region is not None and a.region is b.region and a.fit.shape.color == b.fit.shape.color \
+            and a.color_conf >= 0.5
 
     def _unlike(self, a: Candidate, b: Candidate) -> bool:
         """Whether the colour ``a`` shows is surely not ``b``'s: nearer ``a``'s colour than ``b``'s by
