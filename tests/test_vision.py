@@ -1912,29 +1912,34 @@ def test_a_lying_beam_across_a_line_of_its_own_colour_is_not_a_row_of_standing_b
     assert "on_piece" not in list(j.state)
 
 
-def _crescent_under_a_stacked_disc(seed: int, low: int, clear_regions: bool = False):
+def _stacked_on_a_disc_in_a_pit(seed: int, low: int, same_colour: bool, within_mm: float, undo=None):
     """Held-out table ``seed`` of PitRush judged from scratch: the score, and the true discs stacked
-    on true disc ``low`` (in a pit, its crescent showing under one of another colour).
-    ``clear_regions``: the discs posed together on one region are not told so."""
-    import vision.detect as detect_module
-
+    within ``within_mm`` of true disc ``low`` (in a pit), of its colour (``same_colour``) or of another.
+    ``undo``: called with a ``pytest.MonkeyPatch`` to undo a step of the detector for the judgement."""
     with pytest.MonkeyPatch.context() as mp:
-        if clear_regions:
-            real = detect_module.Detector._pieces_in_mask
-
-            def forgetful(self, *a, **k):
-                out = real(self, *a, **k)
-                for c in out:
-                    c.region = None
-                return out
-
-            mp.setattr(detect_module.Detector, "_pieces_in_mask", forgetful)
+        if undo is not None:
+            undo(mp)
         scene, _, s = _judged_bench_scene("pitrush", seed)
     ps = scene.pieces
     assert ps[low].state == "in_pit"
-    tops = [k for k, q in enumerate(ps) if q.state == "stacked" and q.color != ps[low].color
-            and np.hypot(*np.subtract(ps[low].center_mm, q.center_mm)) < 8.0]
+    tops = [k for k, q in enumerate(ps) if q.state == "stacked" and (q.color == ps[low].color) == same_colour
+            and np.hypot(*np.subtract(ps[low].center_mm, q.center_mm)) < within_mm]
     return s, tops
+
+
+def _regions_forgotten(mp) -> None:
+    """Undo: the discs posed together on one region are not told so."""
+    import vision.detect as detect_module
+
+    real = detect_module.Detector._pieces_in_mask
+
+    def forgetful(self, *a, **k):
+        out = real(self, *a, **k)
+        for c in out:
+            c.region = None
+        return out
+
+    mp.setattr(detect_module.Detector, "_pieces_in_mask", forgetful)
 
 
 def _state_read(s, i: int) -> str | None:
@@ -1949,7 +1954,7 @@ def test_a_disc_in_a_pit_whose_crescent_shows_under_a_stacked_disc_is_a_disc_of_
     both discs, 2 mm apart as posed on the board, and the lower one was dropped as the upper one
     posed twice: missed, and the upper one read in the pit.  Two discs of two colours posed together
     on one region are a reading of it, not one piece posed twice."""
-    s, tops = _crescent_under_a_stacked_disc(seed, low)
+    s, tops = _stacked_on_a_disc_in_a_pit(seed, low, same_colour=False, within_mm=8.0)
     assert len(tops) == 1
     assert (_state_read(s, low), _state_read(s, tops[0])) == ("in_pit", "stacked")
 
@@ -1957,20 +1962,8 @@ def test_a_disc_in_a_pit_whose_crescent_shows_under_a_stacked_disc_is_a_disc_of_
 def test_a_disc_in_a_pit_under_a_stacked_disc_dropped_as_that_disc_posed_twice_is_missed():
     """The control of the test above: where the discs posed together on one region are not told so,
     the one in the pit is dropped as the upper one posed twice."""
-    s, tops = _crescent_under_a_stacked_disc(10008, 3, clear_regions=True)
+    s, tops = _stacked_on_a_disc_in_a_pit(10008, 3, same_colour=False, within_mm=8.0, undo=_regions_forgotten)
     assert 3 in s.missed_ids and _state_read(s, tops[0]) == "in_pit"
-
-
-def _red_on_red(monkeypatch=None):
-    """Held-out table 10013 of PitRush judged from scratch: the score, and the red disc stacked on a
-    red one in a pit (true indices: the upper one, the lower one)."""
-    scene, _, s = _judged_bench_scene("pitrush", 10013)
-    ps = scene.pieces
-    pairs = [(k, i) for i, p in enumerate(ps) for k, q in enumerate(ps)
-             if p.state == "in_pit" and q.state == "stacked" and p.color == q.color == "red"
-             and np.hypot(*np.subtract(p.center_mm, q.center_mm)) < 15.0]
-    assert len(pairs) == 1
-    return s, pairs[0]
 
 
 def test_a_disc_stacked_on_one_of_its_colour_posed_poorly_with_it_is_a_disc_of_its_own():
@@ -1979,19 +1972,22 @@ def test_a_disc_stacked_on_one_of_its_colour_posed_poorly_with_it_is_a_disc_of_i
     crescent) was dropped as a weak candidate on a stronger one, as a highlight or a printed detail
     is: missed.  A candidate sure of its colour posed with one of its colour on one region is the
     region's reading."""
-    s, (top, low) = _red_on_red()
-    assert top not in s.missed_ids and low not in s.missed_ids
-    assert (_state_read(s, low), _state_read(s, top)) == ("in_pit", "stacked")
+    low = 10  # (the red disc in the pit)
+    s, tops = _stacked_on_a_disc_in_a_pit(10013, low, same_colour=True, within_mm=15.0)
+    assert len(tops) == 1
+    assert tops[0] not in s.missed_ids and low not in s.missed_ids
+    assert (_state_read(s, low), _state_read(s, tops[0])) == ("in_pit", "stacked")
 
 
-def test_a_disc_stacked_on_one_of_its_colour_dropped_as_weak_is_missed(monkeypatch):
+def test_a_disc_stacked_on_one_of_its_colour_dropped_as_weak_is_missed():
     """The control of the test above: where a weak candidate posed with one of its colour is dropped,
     one of the two red discs is missed."""
-    import vision.detect as detect_module
+    def weak_dropped(mp):
+        mp.setattr(Detector, "_read_with", classmethod(lambda cls, a, b: False))
 
-    monkeypatch.setattr(detect_module.Detector, "_read_with", staticmethod(lambda a, b: False))
-    s, (top, low) = _red_on_red()
-    assert top in s.missed_ids or low in s.missed_ids
+    s, tops = _stacked_on_a_disc_in_a_pit(10013, 10, same_colour=True, within_mm=15.0,
+                                          undo=weak_dropped)
+    assert len(tops) == 1 and (tops[0] in s.missed_ids or 10 in s.missed_ids)
 
 
 @pytest.mark.parametrize("seed", [7019, 7030])
@@ -2137,7 +2133,8 @@ def _face_down_card_found_only_with(monkeypatch, seed: int, xy: tuple[float, flo
     assert _centre_error(s, i) < 1.0 and s.false == 0
     card_fits = Detector._card_fits
     undone = {"_cards_apart": lambda self, alt, out: [],
-              "_card_fits": lambda self, shape, pts, box, like=True: card_fits(self, shape, pts, box)}
+              "_card_fits": lambda self, shape, pts, box: [f for f in card_fits(self, shape, pts, box)
+                                                           if self._card_like(f)]}
     for name in steps:
         monkeypatch.setattr(Detector, name, undone[name])
     assert i in scored().missed_ids

@@ -267,19 +267,22 @@ class Detector:
         w, h = self._card_mm
         return cv2.resize(self.card_back, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_CUBIC)
 
+    def _silhouette_hull_px(self, shape: PieceShape, xy: np.ndarray, clip_below: float | None = None) -> np.ndarray:
+        """The convex outline (image px, float32) of a piece's silhouette lying at a place (image px);
+        ``clip_below``: of its part above that height only."""
+        hulls = silhouette_hulls(shape, self.cam, float(xy[0]), float(xy[1]), 0.0, 0.0, clip_below)
+        hull = hulls[0] if len(hulls) == 1 else cv2.convexHull(np.concatenate(hulls).astype(np.float32)).reshape(-1, 2)
+        return hull.astype(np.float32)
+
     def _expected_area_px(self, shape: PieceShape, xy: np.ndarray, clip_below: float | None = None) -> float:
         """The area (px) of a piece's silhouette at a place (image px); ``clip_below``: of its part
         above that height only."""
-        hulls = silhouette_hulls(shape, self.cam, float(xy[0]), float(xy[1]), 0.0, 0.0, clip_below)
-        hull = hulls[0] if len(hulls) == 1 else cv2.convexHull(np.concatenate(hulls).astype(np.float32)).reshape(-1, 2)
-        return float(cv2.contourArea(hull.astype(np.float32)))
+        return float(cv2.contourArea(self._silhouette_hull_px(shape, xy, clip_below)))
 
     def _grown_area_px(self, shape: PieceShape, xy: np.ndarray) -> float:
         """The area (px) of a piece's silhouette at a place (image px) grown all round by the blur that
         shifts an outline (``fit_blur_px``): the region of change a piece lying alone makes."""
-        hulls = silhouette_hulls(shape, self.cam, float(xy[0]), float(xy[1]), 0.0, 0.0)
-        hull = (hulls[0] if len(hulls) == 1 else
-                cv2.convexHull(np.concatenate(hulls).astype(np.float32)).reshape(-1, 2)).astype(np.float32)
+        hull = self._silhouette_hull_px(shape, xy)
         g = self.cfg.fit_blur_px
         return float(cv2.contourArea(hull) + cv2.arcLength(hull, True) * g + np.pi * g * g)
 
@@ -1171,15 +1174,15 @@ class Detector:
             else:
                 # (a reading whose pieces lie on one another from their first fits, where that is
                 # no reading, is not fitted further: judged() refuses it)
-                fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk,
-                                refused=None if stacking else on_one_another)
+                refused = None if stacking else on_one_another
+                fits = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk, refused=refused)
                 if kk == 2 and not s.round and not all(_fit_well(f) for f in fits):
                     # two long pieces side by side, their outline cut across by k-means: also split
                     # along its long axis, the better reading kept where they lie side by side
                     # (Pitch Fleet 10013: two beams side by side read as four standing on their
                     # ends); one piece's halves both give that piece (7026: a ship read as two)
-                    along = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk,
-                                     refused=None if stacking else on_one_another, lengthwise=True)
+                    along = fit_many([s] * kk, self.cam, pts, [0.0] * kk, [None] * kk, refused=refused,
+                                     lengthwise=True)
                     if not _overlapping([f.footprint() for f in along]) and \
                             self._reading_cost(along, kk) < self._reading_cost(fits, kk):
                         fits = along
@@ -1361,7 +1364,7 @@ class Detector:
             # first: overlaps, blur and soft shadows make the count of a region's area the least
             # sure — two ships touching one of two and a half.  Where one piece stands per place, its
             # kinds differ by size, and fewer of one kind read where a bigger one stands)
-            def counts(s, up, ratio):
+            def counts(s, ratio):
                 near = {np.round(ratio)}
                 if stacking:
                     near = {np.floor(ratio), np.ceil(ratio)}
@@ -1371,7 +1374,7 @@ class Detector:
                     grown = area_px / max(self._grown_area_px(s, xy), 1.0)
                     near |= {np.floor(grown), np.ceil(grown)}
                 return sorted({int(np.clip(c, 2, 6)) for c in near})
-            readings = [(s, up, k) for s, up, ratio, _ in multis for k in counts(s, up, ratio)]
+            readings = [(s, up, k) for s, up, ratio, _ in multis for k in counts(s, ratio)]
             # the readings of fewer pieces first (the kinds in the order above within a count): many
             # small pieces each fit a part of the outline of a few big ones well (four beams standing
             # on their ends read two lying side by side), and five pieces take five times as long to
@@ -1803,7 +1806,7 @@ class Detector:
         shape = next(iter(shapes.values()))
         out = []
         for pts in outlines:
-            for f in self._card_fits(shape, pts, box, like=False):
+            for f in self._card_fits(shape, pts, box):
                 ncc, flip = self._back_ncc(frame, f)
                 if ncc > 0.5 * self.cfg.card_back_ncc:
                     # (maybe) a back: posed on its print, which may also show it better than the
@@ -1812,7 +1815,7 @@ class Detector:
                     ncc = max(ncc, aligned)
                 else:
                     aligned = -1.0
-                if not self._card_like([f]) and aligned < self.cfg.card_back_ncc:
+                if not self._card_like(f) and aligned < self.cfg.card_back_ncc:
                     # a pose no card's outline fits is kept only where a card back's print aligns to
                     # it: a dark back on a grey mat is scored down like a shadow all round its dark
                     # border, and its outline is then the gold frame a card's tenth in (ASF CCG 7073)
@@ -1824,7 +1827,7 @@ class Detector:
                 out.append(Candidate(f, conf, state=face))
         return out
 
-    def _card_fits(self, shape: PieceShape, pts: np.ndarray, box, like: bool = True) -> list[Fit]:
+    def _card_fits(self, shape: PieceShape, pts: np.ndarray, box) -> list[Fit]:
         """Pose cards on one outline (image px): as many as its area holds (cards lying side by side
         or overlapping make one region), the reading with one card fewer kept when it fits better;
         none on an outline smaller than a card can show, nor where the outline is not a card's.
@@ -1835,9 +1838,9 @@ class Detector:
         crosswise, overhanging it on both sides).  A reading that lays some card's core partly off
         the outline's region (:meth:`_cores_on`) is taken only where every reading does: a card
         whose grey border and dark picture match the mat, beside another, was read as two cards
-        turned across it on one another, one of them 39 mm off (ASF CCG 9914).  ``like``: only the
-        poses whose outline lies on a card's edge (:meth:`_card_like`); False: the reading's every
-        pose (the caller keeps those a card back's print aligns to)."""
+        turned across it on one another, one of them 39 mm off (ASF CCG 9914).  The reading's every
+        pose is returned, card-like or not (:meth:`_card_like`: the caller keeps the others where a
+        card back's print aligns to them)."""
         xy = self.cam.backproject(pts, 0.0).mean(axis=0)
         # (the hull: an outline's points run with gaps where no edge was found)
         hull = cv2.convexHull(pts.astype(np.float32))
@@ -1845,8 +1848,7 @@ class Detector:
         if ratio < self.cfg.min_piece_area_frac:
             return []  # a fragment (print that differs from the mat), not a card
         if ratio < self.cfg.multi_area_ratio:
-            one = [self._one_card(shape, pts)]
-            return self._card_like(one) if like else one
+            return [self._one_card(shape, pts)]
         region = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
         cv2.fillPoly(region, [np.round(hull.reshape(-1, 2) - box[:2]).astype(np.int32)], 1)
         step = max(1, int(round(0.2 * self._card_gap_px)))  # ~50 samples across a card
@@ -1872,7 +1874,7 @@ class Detector:
             short = not self._cores_on(fits, inside, box)
             if best is None or (short, cost) < best[0]:
                 best = ((short, cost), fits)
-        return self._card_like(best[1]) if like else best[1]
+        return best[1]
 
     def _cores_on(self, fits: list[Fit], region: np.ndarray, box) -> bool:
         """Whether each card of a reading lays its core on ``region`` (uint8, box px) for
@@ -1897,10 +1899,10 @@ class Detector:
         better)."""
         return float(np.mean([f.cost for f in fits])) * (1 + self.cfg.multi_piece_cost * (k - 1))
 
-    def _card_like(self, fits: list[Fit]) -> list[Fit]:
-        """The card poses whose outline lies on the card's edge, give or take a tenth of a card, for
+    def _card_like(self, f: Fit) -> bool:
+        """Whether a card pose's outline lies on the card's edge, give or take a tenth of a card, for
         a third of it at least (a pose shrunk to part of a card's print is not a card)."""
-        return [f for f in fits if abs(f.inflation_px) <= self._card_gap_px and f.inlier_frac >= 1 / 3]
+        return abs(f.inflation_px) <= self._card_gap_px and f.inlier_frac >= 1 / 3
 
     @staticmethod
     def _area_starts(shape: PieceShape, xy_mm: np.ndarray, k: int) -> list[tuple[float, float, float]]:
@@ -2003,7 +2005,7 @@ class Detector:
             # ... but not two of different colours posed together on one region: a reading of it
             # (a disc in a pit whose crescent shows under the disc stacked on it, PitRush 10008)
             same = [k for k in near if cands[k].fit.shape.kind == cands[i].fit.shape.kind
-                    and not (cands[i].region is not None and cands[i].region is cands[k].region
+                    and not (self._posed_together(cands[i], cands[k])
                              and cands[i].fit.shape.color != cands[k].fit.shape.color)]
             if same and min(_reach_out(polys[i], polys[k]) for k in same) < self.cfg.min_seen_mm:
                 continue
@@ -2027,11 +2029,16 @@ class Detector:
         return out
 
     @staticmethod
-    def _read_with(a: Candidate, b: Candidate) -> bool:
+    def _posed_together(a: Candidate, b: Candidate) -> bool:
+        """Whether ``a`` and ``b`` were posed together on one region, as its reading (see
+        :meth:`_pieces_in_mask`)."""
+        return a.region is not None and a.region is b.region
+
+    @classmethod
+    def _read_with(cls, a: Candidate, b: Candidate) -> bool:
         """Whether ``a``, sure of its colour, was posed with ``b``, of that colour, on one region
         (the two are that region's reading, not a piece and a detail of another posed apart)."""
-        return a.region is not None and a.region is b.region and a.fit.shape.color == b.fit.shape.color \
-            and a.color_conf >= 0.5
+        return cls._posed_together(a, b) and a.fit.shape.color == b.fit.shape.color and a.color_conf >= 0.5
 
     def _unlike(self, a: Candidate, b: Candidate) -> bool:
         """Whether the colour ``a`` shows is surely not ``b``'s: nearer ``a``'s colour than ``b``'s by
