@@ -1256,24 +1256,33 @@ def test_in_play_a_disc_right_over_one_in_a_pit_lies_on_it():
     photo cannot tell it from a disc in the pit: it is read in the pit, and the disc under it is
     missed.  Judged as the live referee judges it — the photos of the table before each disc that
     came to lie on another, then this one, through the tracker — it is stacked, and the disc under
-    it is kept in the pit with its colour, from the track history."""
+    it is kept in the pit with its colour, from the track history.  Read from the one photo, the
+    disc in the pit says why a person may want to look: it may lie on a disc it hides; with the
+    photos before, no disc says so."""
     from referee.bench import play_through, scenes_before
     from simulator.render import render_scene
+    from vision.detect import IN_PIT_OR_ON_HIDDEN
 
     scene, photo, cal, det = _bench_scene("pitrush", 7028)
 
     def score(j):
         return score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitrush")
 
-    single = score(det.detect(photo).judgement)
-    assert ("stacked", "in_pit") in [(t, d) for t, d, _ in single.verdicts["state"]]
+    first = det.detect(photo).judgement
+    single = score(first)
+    pairs = [(t, d) for t, d, _ in single.verdicts["state"]]
+    assert ("stacked", "in_pit") in pairs
     assert single.missed_hidden == 1
+    misread = single.matched[pairs.index(("stacked", "in_pit"))][1]
+    assert IN_PIT_OR_ON_HIDDEN in first.reasons[misread]
     tracker, prev = play_through(det, [render_scene(sc, BoardProfile.builtin("pitrush")).image
                                        for sc in scenes_before(scene)])
     tr = tracker.update(det.detect(photo, previous=prev).judgement, 9.0)
     played = score(tr.judgement)
     assert played.missed == 0 and tr.corrected
     assert all(t == d for t, d, _ in played.verdicts["state"] + played.verdicts["color"])
+    assert "in_pit" in list(tr.judgement.state)
+    assert not any(IN_PIT_OR_ON_HIDDEN in r for r in tr.judgement.reasons)
 
 
 def test_in_play_a_ship_that_lay_there_before_the_shot_is_under_the_one_that_came(monkeypatch):

@@ -62,6 +62,8 @@ from .judgement import Judgement
 from .silhouette import PieceShape, main_axis, pose_points, silhouette_hulls, silhouette_mask
 
 MIN_COLOUR_PX = 6  # a piece's colour is read from this many pixels at least (else from its whole region's)
+# the reason a disc read in a pit from a single photo carries (see Detector._pit_states)
+IN_PIT_OR_ON_HIDDEN = "or on a disc it hides there: one photo cannot tell, the live referee knows from the photos before"
 
 
 @dataclass
@@ -231,6 +233,7 @@ class Detector:
         self._refits_now: dict = {}     # ... and this frame's
         self._lay_before: list[Candidate] = []  # the pieces of the last settled frame (see _lay_there)
         self._hidden_before: list[Candidate] = []  # ... and those it inferred hidden
+        self._first_look = True  # judged without a settled frame of this detector before it
         self._card_back_blurred = (None if self.card_back is None else
                                    cv2.GaussianBlur(self.card_back, (0, 0), self.cfg.card_face_blur_mm))
         # the pieces' colours (CIE Lab by name) as the photos judged so far show them, where the
@@ -432,6 +435,7 @@ class Detector:
         # there still lies under any that came to rest on it
         self._lay_before = [c for c in previous._cands if not c.hidden and c.state != "on_piece"] if ours else []
         self._hidden_before = [c for c in previous._cands if c.hidden] if ours else []
+        self._first_look = not ours
         self._refits_now = {}
         # (a region beside other pieces last: it is looked in apart from the pieces posed there)
         for blob in sorted(ch.blobs, key=lambda b: b.by_piece):
@@ -2275,7 +2279,11 @@ class Detector:
                     on.note = notes.get(j, "")
                     out += [on, under]
                 else:
-                    out.append(Candidate(posed_in[j], c.color_conf, "in_pit", pit_id, max(mg, 5.0), seen_mm=c.seen_mm))
+                    # (from one photo a disc in a pit and one lying right over a disc it hides there
+                    # look alike, their outlines within a pixel of each other: said so where no frame
+                    # before tells)
+                    out.append(Candidate(posed_in[j], c.color_conf, "in_pit", pit_id, max(mg, 5.0), seen_mm=c.seen_mm,
+                                         note=IN_PIT_OR_ON_HIDDEN if self._first_look else ""))
             elif st in ("sunk", "over") and j in occupied:
                 base = -depth + (1 + tier.get(i, 0) + (1 if j in on_hidden else 0)) * f.shape.height_mm
                 f2 = self._refit(f, base, None, (f.x, f.y, 0.0))
