@@ -1,12 +1,14 @@
 """Benchmarks: ``tableref bench calibration | accuracy | speed``.
 
 Scenes are simulated (realistic settings: tilt 0-20 degrees, lens distortion, noise, JPEG, shadows,
-pieces near every kind of boundary) and cached on disk, so a second run only measures.  Numbers are
+pieces near every kind of boundary) and cached on disk, so a second run only measures (kept apart
+by what drew them: :func:`render_key`).  Numbers are
 printed beside their targets; nothing here is a pass/fail test.
 """
 
 from __future__ import annotations
 
+import functools
 import resource
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -33,8 +35,44 @@ def one_core() -> None:
     threadpool_limits(limits=1)
 
 
+# what draws a bench photo and its truth: a change to any of these draws other photos
+_RENDER_SOURCES = ("simulator", "calibration/profiles", "calibration/camera.py", "calibration/model.py",
+                   "calibration/profile.py", "calibration/nominal.py")
+
+
+@functools.cache
+def render_key() -> str:
+    """A short fingerprint of what draws the bench's photos: the simulator's and the built-in
+    profiles' files, the versions of the libraries it draws with, and the CPU kernels they run (an
+    AVX-512 kernel rounds differently from an AVX2 one, and a photo's last bits move).  Photos drawn
+    under another key are other photos: the cache keeps them apart (see :func:`cache_dir`).  Worked
+    out once per process (the files and libraries do not change under it)."""
+    import hashlib
+    import os
+
+    import cv2
+    import shapely
+    from numpy._core._multiarray_umath import __cpu_features__
+
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha1()
+    for src in _RENDER_SOURCES:
+        base = root / src
+        for f in sorted([base] if base.is_file() else (q for q in base.rglob("*") if q.is_file())):
+            if "__pycache__" in f.parts:
+                continue
+            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.read_bytes())
+    h.update(f"cv2 {cv2.__version__} numpy {np.__version__} shapely {shapely.__version__}".encode())
+    h.update(" ".join(sorted(k for k, on in __cpu_features__.items() if on)).encode())
+    h.update(f"opencv cpu {os.environ.get('OPENCV_CPU_DISABLE', '')}".encode())
+    return h.hexdigest()[:12]
+
+
 def cache_dir() -> Path:
-    d = files.cache_dir("bench")
+    """The bench's photos, kept per :func:`render_key`: a photo drawn by another simulator, library
+    or CPU is not measured as this one's."""
+    d = files.cache_dir("bench") / render_key()
     d.mkdir(parents=True, exist_ok=True)
     return d
 

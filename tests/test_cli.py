@@ -90,6 +90,30 @@ def test_bench_accuracy_measures_the_tables_from_the_first_seed_asked(monkeypatc
     assert [j[1] for j in jobs] == [7000, 7001]
 
 
+def test_bench_photos_drawn_otherwise_are_kept_apart(tmp_path, monkeypatch, request):
+    """The bench keeps the photos it draws; one drawn by another OpenCV, simulator or profile is
+    another photo, kept in another folder, not measured as this one (an upgrade or a change to the
+    simulator would otherwise be measured on the old photos)."""
+    import cv2
+
+    from referee import bench
+
+    request.addfinalizer(bench.render_key.cache_clear)
+    monkeypatch.setenv("TABLEREF_CACHE", str(tmp_path))
+    bench.render_key.cache_clear()
+    here = bench.cache_dir()
+    assert here == tmp_path / "bench" / bench.render_key() and here.is_dir()
+    assert bench.render_key() == here.name  # (the same files and libraries: the same folder)
+    monkeypatch.setattr(cv2, "__version__", cv2.__version__ + ".1")
+    bench.render_key.cache_clear()
+    assert bench.cache_dir() != here
+    monkeypatch.undo()
+    monkeypatch.setenv("TABLEREF_CACHE", str(tmp_path))
+    monkeypatch.setattr(bench, "_RENDER_SOURCES", bench._RENDER_SOURCES + ("rules/pitrush.py",))
+    bench.render_key.cache_clear()
+    assert bench.cache_dir() != here
+
+
 def test_bench_accuracy_jitter_is_for_single_photos():
     """``--jitter`` re-reads single photos; with ``--in-play`` it is a usage error (one line, status 2),
     caught before any scene is rendered."""
