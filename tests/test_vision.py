@@ -1550,6 +1550,56 @@ def test_two_beams_side_by_side_split_across_by_k_means_are_read_wrong(monkeypat
     assert s.false > 0 or any(e is None or e > 2.0 for e in errs)
 
 
+def _ship_on_a_beam(along_mm: float, across_mm: float):
+    """Held-out table 8032 of Pitch Fleet, its red ship that lies on a silver beam moved along and
+    across the beam (mm; its end pokes out from under the ship by more or less), judged from
+    scratch: the score, the ship's and the beam's true indices, and the ship's outbound verdict
+    (None: missed)."""
+    from simulator.render import render_scene
+
+    scene, _, cal, det = _bench_scene("pitchfleet", 8032)
+    ship = next(i for i, p in enumerate(scene.pieces) if p.kind == "starship" and p.base_mm > 5.0)
+    beam = min((i for i, p in enumerate(scene.pieces) if p.kind == "beam"),
+               key=lambda i: np.hypot(*np.subtract(scene.pieces[i].center_mm, scene.pieces[ship].center_mm)))
+    th = np.radians(scene.pieces[beam].heading_deg)
+    d = along_mm * np.array([np.cos(th), np.sin(th)]) + across_mm * np.array([-np.sin(th), np.cos(th)])
+    p = scene.pieces[ship]
+    p.center_mm = (p.center_mm[0] + d[0], p.center_mm[1] + d[1])
+    p.footprint_mm = [(x + d[0], y + d[1]) for x, y in p.footprint_mm]
+    j = det.detect(render_scene(scene).image).judgement
+    s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "pitchfleet")
+    out = next((seen for (r, _), (_, seen, _) in zip(s.matched, s.verdicts["outbound"]) if r == ship), None)
+    return s, ship, beam, out
+
+
+SHIP_ON_BEAM_END_OUT = [(-4.0, 0.0), (0.0, -2.0)]
+
+
+@pytest.mark.parametrize("along, across", SHIP_ON_BEAM_END_OUT)
+def test_a_ship_on_a_beam_whose_end_pokes_out_is_read_lying_on_it(along, across):
+    """A red ship lying on a silver beam, only an end of which pokes out (held-out Pitch Fleet table
+    8032, its ship moved along or across the beam).  It was read as the ship and a ghost ship of
+    no clear colour posed over it, which explained the end; the ghost was dropped, so the beam was
+    missed and the ship judged on the board, not outbound, silently.  The sure ship is held and
+    the beam posed where the two silhouettes together cover the region best
+    (Detector._end_under)."""
+    s, ship, beam, out = _ship_on_a_beam(along, across)
+    assert beam not in s.missed_ids and s.false == 0
+    assert _centre_error(s, beam) < 3.5 and _centre_error(s, ship) < 1.5
+    assert out == "True"
+
+
+@pytest.mark.parametrize("along, across", SHIP_ON_BEAM_END_OUT)
+def test_a_ship_on_a_beam_is_read_on_the_board_without_the_beam_posed_under_it(monkeypatch, along, across):
+    """The control of the test above: without the beam posed under the held ship, the beam is
+    missed and the ship judged on the board."""
+    import vision.detect as detect_module
+
+    monkeypatch.setattr(detect_module.Detector, "_end_under", lambda self, best, *a, **k: best)
+    s, ship, beam, out = _ship_on_a_beam(along, across)
+    assert beam in s.missed_ids and out == "False"
+
+
 def test_touching_stations_are_read_as_stations_not_as_many_small_figures():
     """Bench scene 7136 of Galaktico: two clusters of touching stations.  By area alone a cluster of
     2.2 stations is also 7.8 scouts, nearer a whole count, and only the two kinds whose area fit best

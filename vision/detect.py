@@ -1396,11 +1396,75 @@ class Detector:
             sure = [r for r in by_colour if not any(_weak(c) for c in r[1])]
             if sure and not {c.fit.shape.color for c in sure[0][1]} <= colours:
                 best = min(sure, key=lambda r: r[0])
+            if stacking and best is not None:
+                best = self._end_under(best, pts, [o[0] for o in options if not o[1]], judged)
         if not stacking and best is not None and len(best[1]) > 1:
             best = self._other_kinds(best, pts, options, judged)
         if stacking and best is not None and best[1] and all(c.fit.shape.round for c in best[1]):
             best = self._one_more_disc(best, pts, comp, box, px_lab, judged)
         return [] if best is None else self._top_seen(self._slid(best[1], pts), pts)
+
+    def _end_under(self, best, pts: np.ndarray, lying: list[PieceShape], judged):
+        """Where pieces lie on one another: a reading of two pieces of one kind, one of them weak
+        (unsure of its colour, or posed poorly), may be one piece and a ghost of it posed on what
+        that piece does not explain: the end of a piece of another kind poking out from under it
+        (Pitch Fleet 8032: a ship on a beam, read as the ship and a ghost ship of no clear colour,
+        and the ship judged on the board).  fit_layers misses it: the upper piece posed alone on
+        the whole outline is pulled by that end, and the lower one, posed on the rest alone, is
+        drawn to centre on its end.  Here the sure piece is held (posed again on its part of the
+        outline, lying on the other kind), and a piece of each other kind lying is posed where the
+        two silhouettes together cover the region best (their union against the region's outline:
+        the lower piece's hidden part costs nothing), started from the rest's centre and from
+        halfway to the held piece's (it runs on under it) every 45 degrees; that pose, as it is and
+        posed jointly with the held one, is taken where ``judged`` costs it less (colours count: a
+        ghost's is far from its name)."""
+        if len(best[1]) != 2:
+            return best
+        a, b = best[1]
+        if a.fit.shape.kind != b.fit.shape.kind or _weak(a) == _weak(b):
+            return best
+        held = (b if _weak(a) else a).fit
+        region = shapely.Polygon(pts).buffer(0)
+        off = held.off_edge_px(self.cam, pts) > 2.0 * self.cfg.fit_blur_px
+        if off.sum() < MIN_OUTLINE_POINTS or (~off).sum() < MIN_OUTLINE_POINTS:
+            return best
+        for s2 in lying:
+            if s2.kind == held.shape.kind:
+                continue
+            # (posed again on its part of the outline as lying on the other one: posed on the
+            # board, its outline is off the upper piece's by the parallax of the other's height)
+            top = fit_one(held.shape, self.cam, pts[~off], s2.height_mm, init=(held.x, held.y, held.heading))
+            rest = pts[top.off_edge_px(self.cam, pts) > 2.0 * self.cfg.fit_blur_px]
+            if len(rest) < MIN_OUTLINE_POINTS:
+                continue
+            end = self.cam.backproject(rest, 0.0).mean(axis=0)
+            starts = [end, (end + np.array([top.x, top.y])) / 2]
+            # (posed where the two pieces' silhouettes together cover the region best, not by
+            # fit_one on the outline's part the upper one leaves: the lower piece's own outline
+            # is cut where it runs under the upper one, and a model fitted to a part of its
+            # outline is drawn to centre on it)
+            model = replace(fit_one(s2, self.cam, rest, 0.0), inflation_px=top.inflation_px)
+            grow = top.inflation_px
+            upper = union([shapely.Polygon(h) for h in top.hulls(self.cam)]).buffer(grow)
+
+            def cost(v) -> float:
+                q = replace(model, x=float(v[0]), y=float(v[1]), heading=float(v[2]))
+                both = union([upper, union([shapely.Polygon(h) for h in q.hulls(self.cam)]).buffer(grow)])
+                return float(shapely.area(shapely.symmetric_difference(region, both)))
+            tries = sorted((cost(v), tuple(v)) for v in
+                           [(x, y, th) for x, y in starts for th in ([0] if s2.round else range(0, 360, 45))])
+            found = [minimize(cost, np.array(v), method="Nelder-Mead",
+                              options={"initial_simplex": np.array(v) + np.array([[0, 0, 0], [2, 0, 0], [0, 2, 0], [0, 0, 20]]),
+                                       "xatol": 0.1, "fatol": 0.5, "maxiter": 120}) for _, v in tries[:3]]
+            v = min(found, key=lambda r: r.fun).x
+            low = replace(model, x=float(v[0]), y=float(v[1]), heading=float(v[2]))
+            joint = fit_many([top.shape, s2], self.cam, pts, [s2.height_mm, 0.0], [None, None],
+                             inits=[(top.x, top.y, top.heading), (low.x, low.y, low.heading)])
+            for fits in (explained([top, low], self.cam, pts), joint):
+                res = judged(fits, [False, False])
+                if len(res[1]) == 2 and res[0] < best[0]:
+                    best = res
+        return best
 
     def _other_kinds(self, best, pts: np.ndarray, options: list, judged):
         """Where one piece stands per place (Galaktico), touching pieces are read as pieces of one
