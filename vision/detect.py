@@ -1397,7 +1397,7 @@ class Detector:
             if sure and not {c.fit.shape.color for c in sure[0][1]} <= colours:
                 best = min(sure, key=lambda r: r[0])
             if stacking and best is not None:
-                best = self._end_under(best, pts, [o[0] for o in options if not o[1]], judged)
+                best = self._end_under(best, pts, lying, judged)
         if not stacking and best is not None and len(best[1]) > 1:
             best = self._other_kinds(best, pts, options, judged)
         if stacking and best is not None and best[1] and all(c.fit.shape.round for c in best[1]):
@@ -1425,6 +1425,16 @@ class Detector:
             return best
         held = (b if _weak(a) else a).fit
         region = shapely.Polygon(pts).buffer(0)
+
+        def seen(f: Fit) -> shapely.Geometry:
+            """A pose's silhouette grown by its inflation, as its outline is."""
+            return union([shapely.Polygon(h) for h in f.hulls(self.cam)]).buffer(f.inflation_px)
+
+        def cost(v, model: Fit, upper: shapely.Geometry) -> float:
+            """How far ``model`` posed at ``v`` (x, y mm, heading) and the upper piece's silhouette
+            ``upper`` together are from covering the region: the area between them (px²)."""
+            both = union([upper, seen(replace(model, x=float(v[0]), y=float(v[1]), heading=float(v[2])))])
+            return float(shapely.area(shapely.symmetric_difference(region, both)))
         off = held.off_edge_px(self.cam, pts) > 2.0 * self.cfg.fit_blur_px
         if off.sum() < MIN_OUTLINE_POINTS or (~off).sum() < MIN_OUTLINE_POINTS:
             return best
@@ -1444,16 +1454,10 @@ class Detector:
             # is cut where it runs under the upper one, and a model fitted to a part of its
             # outline is drawn to centre on it)
             model = replace(fit_one(s2, self.cam, rest, 0.0), inflation_px=top.inflation_px)
-            grow = top.inflation_px
-            upper = union([shapely.Polygon(h) for h in top.hulls(self.cam)]).buffer(grow)
-
-            def cost(v) -> float:
-                q = replace(model, x=float(v[0]), y=float(v[1]), heading=float(v[2]))
-                both = union([upper, union([shapely.Polygon(h) for h in q.hulls(self.cam)]).buffer(grow)])
-                return float(shapely.area(shapely.symmetric_difference(region, both)))
-            tries = sorted((cost(v), tuple(v)) for v in
+            upper = seen(top)
+            tries = sorted((cost(v, model, upper), tuple(v)) for v in
                            [(x, y, th) for x, y in starts for th in ([0] if s2.round else range(0, 360, 45))])
-            found = [minimize(cost, np.array(v), method="Nelder-Mead",
+            found = [minimize(cost, np.array(v), args=(model, upper), method="Nelder-Mead",
                               options={"initial_simplex": np.array(v) + np.array([[0, 0, 0], [2, 0, 0], [0, 2, 0], [0, 0, 20]]),
                                        "xatol": 0.1, "fatol": 0.5, "maxiter": 120}) for _, v in tries[:3]]
             v = min(found, key=lambda r: r.fun).x
