@@ -1467,6 +1467,32 @@ def test_a_disc_of_a_colour_the_reading_has_shows_where_none_of_its_discs_of_tha
     assert white in missed()
 
 
+def test_a_region_joined_across_a_piece_scored_as_shadow_may_hold_more_pieces(monkeypatch):
+    """PitRush bench table 7091: a black disc lies on a yellow one in a pit.  Its dark top was scored
+    down as a shadow, so the region held the yellow disc and part of the black one, and a yellow
+    disc posed poorly over both was the reading: the black one missed.  With the region's gaps
+    closed, three discs (this pair and a yellow one beside it) fit, none of them weak: a reading of
+    more pieces wins where a piece of the first is weak and poorly posed and it costs less.  Taking
+    only readings of no more pieces (as before), the black disc is missed."""
+    scene, photo, cal, det = _bench_scene("pitrush", 7091)
+    black = 23
+    assert scene.pieces[black].color == "black"
+
+    def state() -> str | None:
+        s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitrush")
+        return _state_read(s, black)
+
+    assert state() == "stacked"
+    joined = Detector._joined
+
+    def no_more(self, frame, score, box, ch, out):
+        got = joined(self, frame, score, box, ch, out)
+        return out if len(got) > len(out) else got
+
+    monkeypatch.setattr(Detector, "_joined", no_more)
+    assert state() is None
+
+
 def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypatch):
     """Pitch Fleet bench scene 7232: a red ship lying on a blue one.  Each fitted to the part of the
     outline nearest it, the blue one lay 4 mm off, its silhouette sticking out of the region where

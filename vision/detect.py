@@ -793,8 +793,18 @@ class Detector:
         m = cv2.morphologyEx((score > ch.threshold).astype(np.uint8), cv2.MORPH_CLOSE,
                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         fewer = self._pieces_in_mask(frame, score, m, box, ch)
-        if not fewer or len(fewer) > len(out) or any(_weak(c) for c in fewer):
+        if not fewer or any(_weak(c) for c in fewer):
             return out
+        if len(fewer) > len(out):
+            # more pieces, where part of one was lost to the region: a black disc on a yellow one in
+            # a pit, its top scored down as a shadow, left the yellow one posed poorly over both
+            # (PitRush 7091).  Taken only where a piece of the first reading is weak and fits
+            # poorly, and the joined one (none of its pieces weak) costs less, its pieces counted
+            if not any(_weak(c) and not _fits_well(c) for c in out):
+                return out
+            better = self._reading_cost([c.fit for c in fewer], len(fewer)) < \
+                self._reading_cost([c.fit for c in out], len(out))
+            return fewer if better else out
         if len(fewer) == len(out) and all(_fits_well(c) and not _weak(c) for c in out):
             # (a beam standing on its end, its top alone seen, beside one lying: joined, they
             # fitted a little better as two lying beams, 12 mm off; Pitch Fleet 9918)
