@@ -1467,6 +1467,34 @@ def test_a_disc_of_a_colour_the_reading_has_shows_where_none_of_its_discs_of_tha
     assert white in missed()
 
 
+def test_a_disc_whose_band_meets_the_outline_for_a_few_points_is_found(monkeypatch):
+    """PitRush bench table 7017: a red disc lies on a blue one lying on a yellow one in a pit.  The
+    blue one shows as a band 2.5 mm wide beside the red one; its pixels cover less than a fifth of a
+    disc's area, and its edge meets the region's outline for a few points only (the discs over it
+    bound the band all but there).  A band as wide as a disc's narrowest seen part is a disc more,
+    posed on those points and then with the others: found, and the red one on it two discs up.
+    Needing a whole outline's worth of points there, or its colour over a fifth of a disc's area (as
+    before), the blue disc is missed."""
+    import vision.detect as detect_module
+
+    scene, photo, cal, det = _bench_scene("pitrush", 7017)
+    blue, red = 5, 7
+    assert (scene.pieces[blue].color, scene.pieces[red].color) == ("blue", "red")
+
+    def read():
+        s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitrush")
+        return s, _state_read(s, blue), _state_read(s, red)
+
+    s, blue_state, red_state = read()
+    assert (blue_state, red_state) == ("stacked", "stacked")
+    assert _centre_error(s, red) < 2.0  # (read one disc up, and pulled by the band, it lay 3 mm off)
+    with monkeypatch.context() as mp:
+        mp.setattr(detect_module, "MIN_ARC_POINTS", detect_module.MIN_OUTLINE_POINTS)
+        assert read()[1] is None
+    monkeypatch.setattr(Detector, "_band_px", lambda self, f: np.inf)
+    assert read()[1] is None
+
+
 def test_a_region_joined_across_a_piece_scored_as_shadow_may_hold_more_pieces(monkeypatch):
     """PitRush bench table 7091: a black disc lies on a yellow one in a pit.  Its dark top was scored
     down as a shadow, so the region held the yellow disc and part of the black one, and a yellow

@@ -62,6 +62,7 @@ from .judgement import Judgement
 from .silhouette import PieceShape, main_axis, pose_points, silhouette_hulls, silhouette_mask
 
 MIN_COLOUR_PX = 6  # a piece's colour is read from this many pixels at least (else from its whole region's)
+MIN_ARC_POINTS = 6  # a disc of known radius is posed on an arc of its outline this many points long at least
 # the reason a disc read in a pit from a single photo carries (see Detector._pit_states)
 IN_PIT_OR_ON_HIDDEN = "or on a disc it hides there: one photo cannot tell, the live referee knows from the photos before"
 
@@ -1534,15 +1535,18 @@ class Detector:
                 mine = [silhouette_mask(c.fit.hulls(self.cam), box) for c in cands if c.fit.shape.color == name]
                 m &= ~cv2.dilate(np.bitwise_or.reduce(mine), np.ones((5, 5), np.uint8)).astype(bool)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-            if m.sum() < self.cfg.split_colour_frac * self.min_area_px:
+            if m.sum() < min(self.cfg.split_colour_frac * self.min_area_px, self._band_px(cands[0].fit)):
                 continue
             _, lab_i, stats, _ = components(m)
             patch = (lab_i == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
             if self._widest_mm(patch, cands[0].fit) < self.cfg.min_seen_mm:
                 continue
-            # the missing disc posed on the region's outline where its colour shows inside it
+            # the missing disc posed on the region's outline where its colour shows inside it.  A
+            # band between discs may meet the outline for a few points only, where the discs over
+            # it bound it all but there: a circle of known radius through them, then posed again
+            # with the others, tells (PitRush 7017: a blue disc's band, 2.5 mm wide, meets it for 8)
             along = self._along(pts, patch, box)
-            if along.sum() < MIN_OUTLINE_POINTS:
+            if along.sum() < MIN_ARC_POINTS:
                 continue
             # (started where its colour shows: a band between two discs meets the outline in two
             # short arcs on either side, whose own start may lie far off)
@@ -1564,6 +1568,14 @@ class Detector:
         if found:
             return min(found, key=lambda r: r[0])
         return best
+
+    def _band_px(self, f: Fit) -> float:
+        """The area (image px) of the narrowest band of a round piece that counts as seen: the part
+        of its footprint beyond a chord ``min_seen_mm`` in from its edge (a disc of which no more
+        shows between the discs on it)."""
+        r, w = f.shape.radius_mm, min(self.cfg.min_seen_mm, f.shape.radius_mm)
+        mm2 = r * r * np.arccos((r - w) / r) - (r - w) * np.sqrt(2 * r * w - w * w)
+        return float(mm2 / float(self.cam.mm_per_px_at(np.array([[f.x, f.y]]))[0]) ** 2)
 
     def _slid(self, cands: list[Candidate], pts: np.ndarray) -> list[Candidate]:
         """A long piece, alone in its region, posed poorly: where its outline shows one end but not
