@@ -1521,49 +1521,6 @@ def test_a_region_joined_across_a_piece_scored_as_shadow_may_hold_more_pieces(mo
     assert state() is None
 
 
-def _black_disc_beside_a_green_one(along_mm: float, across_mm: float):
-    """PitRush bench table 7276, its black disc (on the board beside a green one) moved towards the
-    green one (``along_mm``) and across, judged from scratch: what the black disc was read (its
-    colour, None: missed) and the number of false pieces."""
-    from simulator.render import render_scene
-
-    scene, _, cal, det = _bench_scene("pitrush", 7276)
-    black, green = 6, 12
-    assert (scene.pieces[black].color, scene.pieces[green].color) == ("black", "green")
-    u = np.subtract(scene.pieces[green].center_mm, scene.pieces[black].center_mm)
-    u /= np.linalg.norm(u)
-    d = along_mm * u + across_mm * np.array([-u[1], u[0]])
-    p = scene.pieces[black]
-    p.center_mm = (p.center_mm[0] + d[0], p.center_mm[1] + d[1])
-    p.footprint_mm = [(x + d[0], y + d[1]) for x, y in p.footprint_mm]
-    s = score_scene(det.detect(render_scene(scene).image).judgement, scene.pieces, scene.camera(), cal.camera,
-                    "pitrush")
-    return next((seen for (r, _), (_, seen, _) in zip(s.matched, s.verdicts["color"]) if r == black), None), s.false
-
-
-BLACK_BESIDE_GREEN = [(2.0, 0.0), (4.0, 4.0), (6.0, 4.0)]
-
-
-@pytest.mark.parametrize("along, across", BLACK_BESIDE_GREEN)
-def test_a_dark_disc_beside_another_is_looked_for_apart_from_it(along, across):
-    """A black disc on the board a few mm from a green one: its change looks like a shadow's, and
-    the box of that shadow-like region takes in the green disc.  Looked for there as a piece the
-    colour of a shadow, its region ran on into the green one: posed on the green one's outline (then
-    dropped as a faint copy of it), or on its own pale rim, named white.  Looked for apart from the
-    pieces posed beside it, and taking there a piece sure of its colour, or where none is one that
-    fits well (the region may be their shadow, which does neither), it is found, black."""
-    assert _black_disc_beside_a_green_one(along, across) == ("black", 0)
-
-
-@pytest.mark.parametrize("along, across", BLACK_BESIDE_GREEN)
-def test_a_dark_disc_beside_another_looked_for_with_it_is_missed_or_misnamed(monkeypatch, along, across):
-    """The control of the test above: a shadow-like region looked for with the pieces beside it,
-    the black disc is missed or named white."""
-    real = Detector._pieces_in
-    monkeypatch.setattr(Detector, "_pieces_in", lambda self, frame, blob, ch, posed=(): real(self, frame, blob, ch))
-    assert _black_disc_beside_a_green_one(along, across)[0] in (None, "white")
-
-
 def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypatch):
     """Pitch Fleet bench scene 7232: a red ship lying on a blue one.  Each fitted to the part of the
     outline nearest it, the blue one lay 4 mm off, its silhouette sticking out of the region where

@@ -438,15 +438,14 @@ class Detector:
         self._hidden_before = [c for c in previous._cands if c.hidden] if ours else []
         self._first_look = not ours
         self._refits_now = {}
-        # (a region beside other pieces last: it is looked in apart from the pieces posed there; and
-        # a shadow-like one after those with a colour: it is looked in apart from their pieces)
-        for blob in sorted(ch.blobs, key=lambda b: (b.by_piece, b.shadow_like)):
+        # (a region beside other pieces last: it is looked in apart from the pieces posed there)
+        for blob in sorted(ch.blobs, key=lambda b: b.by_piece):
             if self._is_hand(frame, blob):
                 hand = True
                 continue
             old = self._unchanged(frame, blob.bbox, ch, previous if kept is None else kept)
             found = [copy(c) for c in old.cands] if old is not None else \
-                self._by_piece(frame, blob, ch, cands) if blob.by_piece else self._pieces_in(frame, blob, ch, cands)
+                self._by_piece(frame, blob, ch, cands) if blob.by_piece else self._pieces_in(frame, blob, ch)
             # (a region kept from this frame's first judgement was taken over if it was then)
             over = old is not None and (kept is None or old.reused)
             reused += over
@@ -628,21 +627,13 @@ class Detector:
         area_mm2 = blob.area_px * self.mm_per_px ** 2
         return blob.touches_border and area_mm2 > 6 * self._biggest_mm2 or area_mm2 > 40 * self._biggest_mm2
 
-    def _pieces_in(self, frame: np.ndarray, blob, ch, posed: list[Candidate] = ()) -> list[Candidate]:
-        """Pose piece models on one region of change; name each piece's colour from its top face.
-        ``posed``: the pieces posed on the frame's other regions so far."""
+    def _pieces_in(self, frame: np.ndarray, blob, ch) -> list[Candidate]:
+        """Pose piece models on one region of change; name each piece's colour from its top face."""
         box = self._region_box(frame, blob.bbox)
         if blob.plain:
             return self._plain_piece(frame, box, ch) or self._plain_rock(frame, box, ch)
         if blob.shadow_like:
-            # (apart from the pieces posed beside it: its box may take in one, whose outline the
-            # dark piece's region runs on into — PitRush 7276: a black disc beside a green one was
-            # posed on the green one's outline and dropped as a faint copy of it.  Beside one, the
-            # region may be its shadow: a piece found there must be sure of its colour or fit well,
-            # as a shadow taken for a piece does neither — PitRush 7166: a green disc's shadow read
-            # a pale disc)
-            near = self._posed_near(posed, box) if posed else None
-            return self._shadow_coloured(frame, box, box, ch, near, sure=near is not None and near.any())
+            return self._shadow_coloured(frame, box, box, ch)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
         alt = None  # the region's cards posed on ``wide`` (see _cards_on_wide), once
@@ -863,15 +854,13 @@ class Detector:
                                                  interpolation=cv2.INTER_NEAREST))
 
     def _shadow_coloured(self, frame: np.ndarray, box, seed, ch, posed: np.ndarray | None = None,
-                         ring: bool = True, sure: bool = False) -> list[Candidate]:
+                         ring: bool = True) -> list[Candidate]:
         """One piece the colour of a shadow in a box (image px), where it changed the picture
         (shadows and all) and either its colour balance or the board's texture (see
         :meth:`Background.texture_residual`); its shadow, which keeps the board's texture, is left
         out.  Only regions reaching into ``seed`` (a box) count, and only where ``posed`` (box px) is
         not set.  One piece: a second one there would have shown where shadows are scored down.
-        ``ring``: where too little shows, also posed on its outline ring (:meth:`_on_outline_ring`).
-        ``sure``: only a piece sure of its colour's name (``color_confidence_min``) is taken, or where
-        none is, one that fits well."""
+        ``ring``: where too little shows, also posed on its outline ring (:meth:`_on_outline_ring`)."""
         d, plain, tex = self.bg.crop_texture(frame, box, ch.gains)
         thr = ch.threshold
         shows = ((plain > thr) | (tex > thr)).astype(np.uint8)  # where it differs in colour balance or texture
@@ -899,17 +888,10 @@ class Detector:
         if not out:
             # no outline at all: a faint piece inside its own soft shadow
             out = self._above_own_shadow(frame, d, region, box, ch)
-        if sure:
-            # (of those, where none is: one that fits well — a black disc whose photo names it
-            # nothing surely is still a piece, a shadow taken for one fits poorly)
-            out = [c for c in out if c.color_conf >= self.cfg.color_confidence_min] or \
-                [c for c in out if _fits_well(c)]
         # the piece is the one on the seed (the region may run on into a piece beside it, posed too)
         sx0, sy0, sx1, sy1 = seed[0] - box[0], seed[1] - box[1], seed[2] - box[0], seed[3] - box[1]
         on_seed = [c for c in out if silhouette_mask(c.fit.hulls(self.cam), box)[sy0:sy1, sx0:sx1].any()]
-        # (the best fit, its colour counted as a reading's is: the part of a black disc that differs
-        # in colour balance, its pale rim and highlight, fits a disc as well and reads white)
-        out = sorted(on_seed or out, key=lambda c: c.fit.cost + max(0.0, c.colour_dist - 15.0) / 20.0)[:1]
+        out = sorted(on_seed or out, key=lambda c: c.fit.cost)[:1]
         for c in out:
             # (one posed poorly may lie mostly off where it shows, further than placing it by its
             # texture reaches: moved onto that first)
