@@ -1526,6 +1526,9 @@ class Detector:
         namer = self._namer(names)
         named, _ = self._named_pixels(comp, lab, namer)
         have = {c.fit.shape.color for c in cands}
+        # (a colour counts from a fifth of a disc's area, or from a band min_seen_mm wide where that
+        # is less: the same for every colour)
+        least_px = min(self.cfg.split_colour_frac * self.min_area_px, self._band_px(cands[0].fit))
         found = []
         for ci, name in enumerate(namer.names):
             m = (named == ci).astype(np.uint8)
@@ -1535,7 +1538,7 @@ class Detector:
                 mine = [silhouette_mask(c.fit.hulls(self.cam), box) for c in cands if c.fit.shape.color == name]
                 m &= ~cv2.dilate(np.bitwise_or.reduce(mine), np.ones((5, 5), np.uint8)).astype(bool)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-            if m.sum() < min(self.cfg.split_colour_frac * self.min_area_px, self._band_px(cands[0].fit)):
+            if m.sum() < least_px:
                 continue
             _, lab_i, stats, _ = components(m)
             patch = (lab_i == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
