@@ -1521,6 +1521,25 @@ def test_a_region_joined_across_a_piece_scored_as_shadow_may_hold_more_pieces(mo
     assert state() is None
 
 
+def test_a_disc_lying_flat_posed_twice_is_one_disc(monkeypatch):
+    """PitRush bench table 7048: a yellow disc hangs on a pit's edge.  Its region's reading was two
+    yellow discs 2 mm apart, each reaching out of the other by more than a disc must show to be
+    seen, and both were kept: a false disc.  Away from the pits' stacks two discs lying flat do not
+    overlap (a disc lies on another only over a pit): the one whose pose explains both outlines
+    best stays.  Keeping both (as before), the false disc is back."""
+    scene, photo, cal, det = _bench_scene("pitrush", 7048)
+    yellow = 3
+    assert scene.pieces[yellow].color == "yellow" and scene.pieces[yellow].state == "hanging"
+
+    def score():
+        return score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitrush")
+
+    s = score()
+    assert s.false == 0 and _state_read(s, yellow) == "hanging" and _centre_error(s, yellow) < 1.0
+    monkeypatch.setattr(Detector, "_posed_twice", lambda self, cands, states, occupied: set())
+    assert score().false == 1
+
+
 def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypatch):
     """Pitch Fleet bench scene 7232: a red ship lying on a blue one.  Each fitted to the part of the
     outline nearest it, the blue one lay 4 mm off, its silhouette sticking out of the region where

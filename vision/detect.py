@@ -52,6 +52,7 @@ from .fit import (
     fit_many,
     fit_one,
     initial_pose,
+    measures,
     outline_points,
     ring_normals,
     split_points,
@@ -173,7 +174,10 @@ def _overlap(a: shapely.Polygon, b: shapely.Polygon) -> float:
     return a.intersection(b).area / max(min(a.area, b.area), 1e-9)
 
 
-def _overlapping(footprints: list[np.ndarray], frac: float = 0.3) -> bool:
+POSE_OVERLAP_FRAC = 0.3  # footprints overlapping by less (of the smaller one) may be a pose's error, or pieces that touch
+
+
+def _overlapping(footprints: list[np.ndarray], frac: float = POSE_OVERLAP_FRAC) -> bool:
     """Whether two of the footprints (table mm) overlap by more than ``frac`` of the smaller one
     (less is a pose's error, or pieces that touch)."""
     polys = [shapely.Polygon(fp) for fp in footprints]
@@ -2335,6 +2339,13 @@ class Detector:
                     top = self._on_top(frame, cands[at[0]], cands[at[1]], edges=False)
                     if top is not None:
                         occupied[j] = at[1 - top]
+        # two discs lying flat where no pit is under them (on the surface, hanging on a pit's edge, off
+        # the boards) do not overlap: a disc lies on another only over a pit.  Two posed so are one
+        # disc posed twice (its shaded side read as a disc of another colour, or its outline as two
+        # discs a few mm apart): the stronger stays
+        twice = self._posed_twice(cands, states, occupied)
+        if twice:
+            return self._pit_states([c for k, c in enumerate(cands) if k not in twice], frame)
         # a disc in a pit lies within its play of the pit's centre (the pit's radius less the disc's).
         # Posed in the pit, the lowest disc seen over it that lies further out cannot be in it: it
         # lies on a disc hidden in the pit, and the ones on it a disc higher.  (One right over the
@@ -2407,6 +2418,45 @@ class Detector:
             if c.hidden:
                 first.setdefault(c.pit, k)
         return [c for k, c in enumerate(out) if not c.hidden or (c.pit not in seen_in and first[c.pit] == k)]
+
+    def _posed_twice(self, cands: list[Candidate], states: list, occupied: dict[int, int]) -> set[int]:
+        """Of discs lying flat apart from the pits' stacks (``states`` as in :meth:`_pit_states`: on the
+        surface, hanging on the edge of a pit no disc is in, off the boards), those whose footprints
+        overlap by more than a pose's error (``POSE_OVERLAP_FRAC``): one disc posed twice.  The one
+        whose pose explains their outlines together best stays (the other was posed on part of
+        them: a shaded side, an arc); the others, to drop, are returned."""
+        flat = []
+        for i, (st, j, _, f) in enumerate(states):
+            if st in ("surface", "off_board") or (st == "over" and j not in occupied and float(np.hypot(
+                    f.x - self.pit_c[j][0], f.y - self.pit_c[j][1])) >= float(self.pit_r[j]) - self.cfg.pit_play_tol_mm):
+                flat.append(i)
+        if len(flat) < 2:
+            return set()
+        # (the stronger first, as _suppress weighs them: where no outline is kept, it stays)
+        flat.sort(key=lambda i: (cands[i].faint, -cands[i].color_conf * cands[i].fit.inlier_frac))
+
+        def cost(i: int, group: list[int]) -> float:
+            pts = [cands[k].fit.points for k in group if cands[k].fit.points is not None]
+            if not pts:
+                return float(flat.index(i))
+            f = cands[i].fit
+            rms, inl = measures(f.off_edge_px(self.cam, np.vstack(pts)))
+            return replace(f, rms_px=rms, inlier_frac=inl).cost
+
+        kept: list[int] = []
+        for i in flat:
+            f = cands[i].fit
+            clash = [k for k in kept if np.hypot(f.x - cands[k].fit.x, f.y - cands[k].fit.y) <
+                     f.shape.radius_mm + cands[k].fit.shape.radius_mm and
+                     _overlap(f.footprint_polygon(), cands[k].fit.footprint_polygon()) > POSE_OVERLAP_FRAC]
+            if clash:
+                group = clash + [i]
+                best = min(group, key=lambda k: cost(k, group))
+                kept = [k for k in kept if k not in clash or k == best]
+                if best != i:
+                    continue
+            kept.append(i)
+        return set(flat) - set(kept)
 
     def _tiers(self, cands: list[Candidate], states: list, occupied: dict[int, int],
                frame: np.ndarray | None) -> dict[int, int]:
