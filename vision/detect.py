@@ -2113,7 +2113,8 @@ class Detector:
             weak = _weak(cands[i])
             clash = [k for k in near if _overlap(polys[i], polys[k]) > 0.3]
             if clash and weak and self.profile.data.pieces_stack and not cands[i].faint and \
-                    all(self._unlike(cands[i], cands[k]) or self._read_with(cands[i], cands[k]) for k in clash):
+                    all(self._unlike(cands[i], cands[k]) or self._read_with(cands[i], cands[k])
+                        or self._needed_with(cands[i], cands[k]) for k in clash):
                 # posed poorly, or unsure which colour it is, but surely not of the colour of the
                 # pieces it lies on or under: a piece of its own (under another one, posed on the
                 # crescent of it that shows; or on one, only a shaded rim of it its own part) ...
@@ -2140,6 +2141,16 @@ class Detector:
         """Whether ``a``, sure of its colour, was posed with ``b``, of that colour, on one region
         (the two are that region's reading, not a piece and a detail of another posed apart)."""
         return cls._posed_together(a, b) and a.fit.shape.color == b.fit.shape.color and a.color_conf >= 0.5
+
+    def _needed_with(self, a: Candidate, b: Candidate) -> bool:
+        """Whether ``a`` was posed with ``b`` on one region, as its reading, and ``b`` alone does not
+        explain their outlines (it does not lie on ``b``'s edge nearly all round, see
+        :func:`_fit_well`): a piece the region's outline needs, not a detail of ``b``'s."""
+        if not self._posed_together(a, b) or a.fit.points is None or b.fit.points is None:
+            return False
+        f = b.fit
+        rms, inl = measures(f.off_edge_px(self.cam, np.vstack([a.fit.points, f.points])))
+        return not _fit_well(replace(f, rms_px=rms, inlier_frac=inl))
 
     def _unlike(self, a: Candidate, b: Candidate) -> bool:
         """Whether the colour ``a`` shows is surely not ``b``'s: nearer ``a``'s colour than ``b``'s by
@@ -2342,7 +2353,7 @@ class Detector:
         # two discs lying flat where no pit is under them (on the surface, hanging on a pit's edge, off
         # the boards) do not overlap: a disc lies on another only over a pit.  Two posed so are one
         # disc posed twice (its shaded side read as a disc of another colour, or its outline as two
-        # discs a few mm apart): the stronger stays
+        # discs a few mm apart): the one whose pose explains both outlines best stays
         twice = self._posed_twice(cands, states, occupied)
         if twice:
             return self._pit_states([c for k, c in enumerate(cands) if k not in twice], frame)
@@ -2350,7 +2361,7 @@ class Detector:
         # Posed in the pit, the lowest disc seen over it that lies further out cannot be in it: it
         # lies on a disc hidden in the pit, and the ones on it a disc higher.  (One right over the
         # hidden disc looks like one in the pit: one photo cannot tell, the tracker can, see
-        # vision.track)
+        # vision.track.)  Not so a disc whose pose does not say where it lies (see _posed_where)
         posed_in: dict[int, Fit] = {}
         on_hidden: dict[int, float] = {}  # pit -> by how much its lowest disc seen lies beyond the play
         notes: dict[int, str] = {}        # pit -> what the reading of a disc on a hidden one rests on
@@ -2359,7 +2370,7 @@ class Detector:
             posed_in[j] = f_in = self._refit(f, -float(self.pits[j].depth_mm), 0.0, (f.x, f.y, 0.0))
             play = float(self.pit_r[j]) - f.shape.radius_mm
             off = float(np.hypot(f_in.x - self.pit_c[j][0], f_in.y - self.pit_c[j][1])) - play
-            if off > self.cfg.pit_play_tol_mm:
+            if off > self.cfg.pit_play_tol_mm and self._posed_where(cands[i]):
                 on_hidden[j] = off - self.cfg.pit_play_tol_mm
             else:
                 # in play, one that lay on the pit's disc in the last settled frame lies on it still:
@@ -2418,6 +2429,15 @@ class Detector:
             if c.hidden:
                 first.setdefault(c.pit, k)
         return [c for k, c in enumerate(out) if not c.hidden or (c.pit not in seen_in and first[c.pit] == k)]
+
+    @staticmethod
+    def _posed_where(c: Candidate) -> bool:
+        """Whether a disc's pose says where it lies to within a pit's play (to tell that the lowest
+        disc over a pit lies beyond it, on a hidden one): not where it is weak (see :func:`_weak`).
+        A disc in a pit of which a crescent shows beside the disc on it, unsure of its colour in the
+        pit's shade, is posed on that crescent, a few mm off towards it; read as lying on a hidden
+        disc, it added that disc (a false one) and raised the tower by one."""
+        return not _weak(c)
 
     def _posed_twice(self, cands: list[Candidate], states: list, occupied: dict[int, int]) -> set[int]:
         """Of discs lying flat apart from the pits' stacks (``states`` as in :meth:`_pit_states`: on the
