@@ -2111,7 +2111,7 @@ class Detector:
             if same and min(_reach_out(polys[i], polys[k]) for k in same) < self.cfg.min_seen_mm:
                 continue
             weak = _weak(cands[i])
-            clash = [k for k in near if _overlap(polys[i], polys[k]) > 0.3]
+            clash = [k for k in near if _overlap(polys[i], polys[k]) > POSE_OVERLAP_FRAC]
             if clash and weak and self.profile.data.pieces_stack and not cands[i].faint and \
                     all(self._unlike(cands[i], cands[k]) or self._read_with(cands[i], cands[k])
                         or self._needed_with(cands[i], cands[k]) for k in clash):
