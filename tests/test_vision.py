@@ -1581,6 +1581,25 @@ def test_a_weak_disc_in_a_pit_posed_on_its_crescent_is_not_read_on_a_hidden_one(
     assert read() == ("stacked", 1)
 
 
+@pytest.mark.parametrize("seed, disc", [(7187, 19), (7242, 13)])
+def test_a_disc_over_a_pit_a_disc_is_hidden_in_is_stacked_not_hanging(monkeypatch, seed, disc):
+    """PitRush bench tables 7187 and 7242: a tower in a pit none of whose discs is seen in it (the
+    one in it hidden, those over it lying off the pit's centre).  The discs lying further in than one
+    hanging on the pit's edge can were read on a disc hidden there, and one lying further out
+    (a red disc, a green one) hanging on the edge of an empty pit, silently.  A pit a disc is hidden
+    in is not empty: that disc reads stacked.  Without that (as before), hanging."""
+    scene, photo, cal, det = _bench_scene("pitrush", seed)
+    assert scene.pieces[disc].state == "stacked"
+
+    def state() -> str | None:
+        s = score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitrush")
+        return _state_read(s, disc)
+
+    assert state() == "stacked"
+    monkeypatch.setattr(Detector, "_hidden_in", lambda self, states, occupied: {})
+    assert state() == "hanging"
+
+
 def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypatch):
     """Pitch Fleet bench scene 7232: a red ship lying on a blue one.  Each fitted to the part of the
     outline nearest it, the blue one lay 4 mm off, its silhouette sticking out of the region where

@@ -2354,7 +2354,8 @@ class Detector:
         # the boards) do not overlap: a disc lies on another only over a pit.  Two posed so are one
         # disc posed twice (its shaded side read as a disc of another colour, or its outline as two
         # discs a few mm apart): the one whose pose explains both outlines best stays
-        twice = self._posed_twice(cands, states, occupied)
+        hidden_in = self._hidden_in(states, occupied)
+        twice = self._posed_twice(cands, states, set(occupied) | set(hidden_in))
         if twice:
             return self._pit_states([c for k, c in enumerate(cands) if k not in twice], frame)
         # a disc in a pit lies within its play of the pit's centre (the pit's radius less the disc's).
@@ -2412,10 +2413,12 @@ class Detector:
                 # a disc hanging on a pit's edge has its weight over the board (its centre at least
                 # the pit's radius from the pit's centre, or it tips in); one flat further in lies
                 # higher: on a stack of discs in the pit, hidden under it
-                inside = float(self.pit_r[j]) - self.cfg.pit_play_tol_mm - float(
-                    np.hypot(f.x - self.pit_c[j][0], f.y - self.pit_c[j][1]))
+                inside = self._inside_mm(f, j)
                 if inside > 0:
                     out += self._on_hidden(c, j, inside)
+                elif j in hidden_in:
+                    # (as far from flipping as it covers the pit, or as the disc hidden there is sure)
+                    out += self._on_hidden(c, j, min(mg, hidden_in[j]))
                 else:
                     out.append(Candidate(f, c.color_conf, "hanging", pit_id, mg, seen_mm=c.seen_mm))
             elif st == "sunk":
@@ -2430,6 +2433,24 @@ class Detector:
                 first.setdefault(c.pit, k)
         return [c for k, c in enumerate(out) if not c.hidden or (c.pit not in seen_in and first[c.pit] == k)]
 
+    def _hidden_in(self, states: list, occupied: dict[int, int]) -> dict[int, float]:
+        """The pits no disc is seen in (``states`` and ``occupied`` as in :meth:`_pit_states`) over
+        which a disc lies further in than one hanging on its edge can (:meth:`_inside_mm`): a disc
+        is hidden in each, and the other discs over it lie on that one, not on its edge (PitRush
+        7187, 7242, 7297: of a tower whose discs all lie off the pit's centre, the one furthest out
+        read hanging, silently).  Pit -> how far in the furthest in lies (how sure the hidden disc is)."""
+        hidden: dict[int, float] = {}
+        for st, j, _, f in states:
+            if st == "over" and j not in occupied and self._inside_mm(f, j) > 0:
+                hidden[j] = max(hidden.get(j, 0.0), self._inside_mm(f, j))
+        return hidden
+
+    def _inside_mm(self, f: Fit, j: int) -> float:
+        """How far (mm) a disc's centre lies inside pit ``j`` beyond where one hanging on its edge
+        can (the pit's radius less ``pit_play_tol_mm``): above 0, it does not hang there."""
+        return float(self.pit_r[j]) - self.cfg.pit_play_tol_mm - float(np.hypot(f.x - self.pit_c[j][0],
+                                                                                f.y - self.pit_c[j][1]))
+
     @staticmethod
     def _posed_where(c: Candidate) -> bool:
         """Whether a disc's pose says where it lies to within a pit's play (to tell that the lowest
@@ -2439,16 +2460,16 @@ class Detector:
         disc, it added that disc (a false one) and raised the tower by one."""
         return not _weak(c)
 
-    def _posed_twice(self, cands: list[Candidate], states: list, occupied: dict[int, int]) -> set[int]:
+    def _posed_twice(self, cands: list[Candidate], states: list, stacks: set[int]) -> set[int]:
         """Of discs lying flat apart from the pits' stacks (``states`` as in :meth:`_pit_states`: on the
-        surface, hanging on the edge of a pit no disc is in, off the boards), those whose footprints
+        surface, hanging on the edge of a pit no disc is in, off the boards; ``stacks``: the pits a
+        disc is in, seen or hidden), those whose footprints
         overlap by more than a pose's error (``POSE_OVERLAP_FRAC``): one disc posed twice.  The one
         whose pose explains their outlines together best stays (the other was posed on part of
         them: a shaded side, an arc); the others, to drop, are returned."""
         flat = []
         for i, (st, j, _, f) in enumerate(states):
-            if st in ("surface", "off_board") or (st == "over" and j not in occupied and float(np.hypot(
-                    f.x - self.pit_c[j][0], f.y - self.pit_c[j][1])) >= float(self.pit_r[j]) - self.cfg.pit_play_tol_mm):
+            if st in ("surface", "off_board") or (st == "over" and j not in stacks and self._inside_mm(f, j) <= 0):
                 flat.append(i)
         if len(flat) < 2:
             return set()
