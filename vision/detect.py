@@ -52,7 +52,6 @@ from .fit import (
     fit_many,
     fit_one,
     initial_pose,
-    measures,
     outline_points,
     ring_normals,
     split_points,
@@ -2148,9 +2147,7 @@ class Detector:
         :func:`_fit_well`): a piece the region's outline needs, not a detail of ``b``'s."""
         if not self._posed_together(a, b) or a.fit.points is None or b.fit.points is None:
             return False
-        f = b.fit
-        rms, inl = measures(f.off_edge_px(self.cam, np.vstack([a.fit.points, f.points])))
-        return not _fit_well(replace(f, rms_px=rms, inlier_frac=inl))
+        return not _fit_well(b.fit.scored_on(self.cam, np.vstack([a.fit.points, b.fit.points])))
 
     def _unlike(self, a: Candidate, b: Candidate) -> bool:
         """Whether the colour ``a`` shows is surely not ``b``'s: nearer ``a``'s colour than ``b``'s by
@@ -2480,9 +2477,7 @@ class Detector:
             pts = [cands[k].fit.points for k in group if cands[k].fit.points is not None]
             if not pts:
                 return float(flat.index(i))
-            f = cands[i].fit
-            rms, inl = measures(f.off_edge_px(self.cam, np.vstack(pts)))
-            return replace(f, rms_px=rms, inlier_frac=inl).cost
+            return cands[i].fit.scored_on(self.cam, np.vstack(pts)).cost
 
         kept: list[int] = []
         for i in flat:

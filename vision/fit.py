@@ -71,6 +71,12 @@ class Fit:
         inflation."""
         return np.abs(signed_distance(pts_px, self.hulls(cam)) - self.inflation_px)
 
+    def scored_on(self, cam: CameraModel, pts_px: np.ndarray) -> Fit:
+        """This pose scored on an outline (image px) as posed: a copy whose fit measures (rms,
+        inliers, see :func:`measures`) are taken over those points."""
+        rms, inl = measures(self.off_edge_px(cam, pts_px))
+        return replace(self, rms_px=rms, inlier_frac=inl)
+
     @property
     def cost(self) -> float:
         return self.cost_from(0.0)
