@@ -2347,11 +2347,12 @@ class Detector:
                     top = self._on_top(frame, cands[at[0]], cands[at[1]], edges=False)
                     if top is not None:
                         occupied[j] = at[1 - top]
+        # the pits no disc is seen in where one is hidden (see _hidden_in)
+        hidden_in = self._hidden_in(states, occupied)
         # two discs lying flat where no pit is under them (on the surface, hanging on a pit's edge, off
         # the boards) do not overlap: a disc lies on another only over a pit.  Two posed so are one
         # disc posed twice (its shaded side read as a disc of another colour, or its outline as two
         # discs a few mm apart): the one whose pose explains both outlines best stays
-        hidden_in = self._hidden_in(states, occupied)
         twice = self._posed_twice(cands, states, set(occupied) | set(hidden_in))
         if twice:
             return self._pit_states([c for k, c in enumerate(cands) if k not in twice], frame)
@@ -2438,8 +2439,9 @@ class Detector:
         read hanging, silently).  Pit -> how far in the furthest in lies (how sure the hidden disc is)."""
         hidden: dict[int, float] = {}
         for st, j, _, f in states:
-            if st == "over" and j not in occupied and self._inside_mm(f, j) > 0:
-                hidden[j] = max(hidden.get(j, 0.0), self._inside_mm(f, j))
+            inside = self._inside_mm(f, j) if st == "over" and j not in occupied else 0.0
+            if inside > 0:
+                hidden[j] = max(hidden.get(j, 0.0), inside)
         return hidden
 
     def _inside_mm(self, f: Fit, j: int) -> float:
