@@ -104,6 +104,10 @@ class VisionConfig:
                                            # this many times the largest piece's area (a piece with its
                                            # shadow) is looked at as a piece as dark as a shadow
     plain_colour_dist: float = 15.0        # ... and kept as one only this close to a piece colour (Lab)
+    board_colour_dist: float = 15.0        # a piece of a kind that comes in hues, posed on shadow-like change
+                                           # where it ran into pieces posed beside it, differs this much
+                                           # from the board's colour under it (Lab, on the scale of the
+                                           # colours' spread), else it is their shade
     kind_colour_dist: float = 40.0         # a region is tried as a kind of piece only this close to one of
                                            # its colours (Lab, on the scale of the colours' spread), or
                                            # within half that of the nearest kind's; a piece found by its

@@ -140,6 +140,12 @@ def _region_colour(lab: np.ndarray) -> np.ndarray:
     return np.array([median(lab[:, 0]), median(lab[sat, 1]), median(lab[sat, 2])], np.float32)
 
 
+def _colour_cost(dist: float) -> float:
+    """What a piece's colour adds to its pose's cost: nothing within 15 of its name's colour (CIE
+    Lab), then a unit of cost for every 20 further."""
+    return max(0.0, dist - 15.0) / 20.0
+
+
 def _weak(c: Candidate) -> bool:
     """A piece posed poorly: unsure of its colour, or its outline off the model."""
     return c.color_conf < 0.5 or c.fit.rms_px > 1.5 or c.faint
@@ -448,7 +454,7 @@ class Detector:
                 continue
             old = self._unchanged(frame, blob.bbox, ch, previous if kept is None else kept)
             found = [copy(c) for c in old.cands] if old is not None else \
-                self._by_piece(frame, blob, ch, cands) if blob.by_piece else self._pieces_in(frame, blob, ch)
+                self._by_piece(frame, blob, ch, cands) if blob.by_piece else self._pieces_in(frame, blob, ch, cands)
             # (a region kept from this frame's first judgement was taken over if it was then)
             over = old is not None and (kept is None or old.reused)
             reused += over
@@ -630,13 +636,18 @@ class Detector:
         area_mm2 = blob.area_px * self.mm_per_px ** 2
         return blob.touches_border and area_mm2 > 6 * self._biggest_mm2 or area_mm2 > 40 * self._biggest_mm2
 
-    def _pieces_in(self, frame: np.ndarray, blob, ch) -> list[Candidate]:
-        """Pose piece models on one region of change; name each piece's colour from its top face."""
+    def _pieces_in(self, frame: np.ndarray, blob, ch, posed: list[Candidate] = ()) -> list[Candidate]:
+        """Pose piece models on one region of change; name each piece's colour from its top face.
+        ``posed``: the pieces posed on the frame's other regions so far."""
         box = self._region_box(frame, blob.bbox)
         if blob.plain:
             return self._plain_piece(frame, box, ch) or self._plain_rock(frame, box, ch)
         if blob.shadow_like:
-            return self._shadow_coloured(frame, box, box, ch)
+            # a piece the colour of a shadow, posed apart from the pieces posed on the clear regions
+            # beside it: its change (shadows and all) runs on into theirs, and the one piece posed
+            # on the whole may be theirs again (PitRush 7276: a black disc by a green one, whose
+            # region gave the green disc a second time and the black one not at all)
+            return self._shadow_coloured(frame, box, box, ch, self._posed_near(posed, box) if posed else None)
         wide, score = self.bg.crop_score(frame, box, ch.gains)
         out = self._pieces_in_mask(frame, score, (score > ch.threshold).astype(np.uint8), box, ch)
         alt = None  # the region's cards posed on ``wide`` (see _cards_on_wide), once
@@ -894,7 +905,20 @@ class Detector:
         # the piece is the one on the seed (the region may run on into a piece beside it, posed too)
         sx0, sy0, sx1, sy1 = seed[0] - box[0], seed[1] - box[1], seed[2] - box[0], seed[3] - box[1]
         on_seed = [c for c in out if silhouette_mask(c.fit.hulls(self.cam), box)[sy0:sy1, sx0:sx1].any()]
-        out = sorted(on_seed or out, key=lambda c: c.fit.cost)[:1]
+        for c in on_seed or out:
+            if c.region is not None:
+                # posed as one of several on the region, it was named from the part of it the others
+                # left it (a crescent of its edge and the board beside it: PitRush 7119, a black
+                # disc posed twice on its shade, the one taken named white); one piece is taken, so
+                # it is named from all of it that shows
+                self._renamed(frame, c, region, box)
+        cost = {id(c): self._one_piece_cost(c) for c in on_seed or out}
+        out = sorted(on_seed or out, key=lambda c: cost[id(c)])[:1]
+        if posed is not None and posed.any() and out and not self._shows_colour(out[0], box, ch.gains):
+            # where the region ran into pieces posed beside it, what is left may be their shadow or
+            # the rim of a pit they shade: a piece posed there must show a colour of its own, not
+            # the board's (PitRush 7166: a white disc posed on the shade beside a green one)
+            return []
         for c in out:
             # (one posed poorly may lie mostly off where it shows, further than placing it by its
             # texture reaches: moved onto that first)
@@ -902,6 +926,15 @@ class Detector:
             c.fit = self._placed_by_texture(f, tex, box, posed)
             c.faint = True
         return out
+
+    def _one_piece_cost(self, c: Candidate) -> float:
+        """The cost of taking a piece posed on a region of shadow-like change as the region's one
+        piece: its pose's and its colour's.  Posed as one of several on the region, it must explain
+        the region's whole outline.  Its colour counts: the better posed of two may be posed on a
+        part of the piece, whose colour is no piece's (PitRush 7149, 7207, 7282: black discs read
+        white)."""
+        geo = c.fit.cost if c.region is None else c.fit.scored_on(self.cam, c.region).cost
+        return geo + _colour_cost(c.colour_dist)
 
     def _on_outline_ring(self, frame: np.ndarray, d: np.ndarray, region: np.ndarray, box, ch,
                          posed: np.ndarray | None) -> list[Candidate]:
@@ -1259,7 +1292,7 @@ class Detector:
                 scored = explained(scored, self.cam, pts)
             geo = self._reading_cost(scored, kk)
             colour = float(np.mean([c.colour_dist for c in cands]))
-            return geo + max(0.0, colour - 15.0) / 20.0, cands
+            return geo + _colour_cost(colour), cands
 
         best = None
         # one piece: the kinds whose size matches, best matches first
@@ -1279,7 +1312,7 @@ class Detector:
             if stacking and s.round and ratio > self.cfg.multi_area_ratio:
                 continue
             f = fast_pose(s, self.cam, pts, 0.0)
-            cost = f.cost + max(0.0, cdist - 15.0) / 20.0
+            cost = f.cost + _colour_cost(cdist)
             # (its inflation is free: a model of the wrong size fits a shrunk or grown outline
             # well, so the outline must lie within blur of the model's edge, as fit_one's prior has it)
             if f.rms_px >= 1.2 or f.inlier_frac <= 0.92:
@@ -1796,6 +1829,28 @@ class Detector:
         c.colour_dist = dist
         c.colour_lab = colour_lab
         return c
+
+    def _shows_colour(self, c: Candidate, box, gains: np.ndarray) -> bool:
+        """Whether a named piece shows a colour of its own: one of a kind that comes in hues differs
+        from the board under it (the empty reference as this frame's light shows it, ``gains``: see
+        :meth:`Background.fit_gains`) by ``board_colour_dist``, there where it lies (``box``: image
+        px).  A grey rock's is not asked: its mottled colour may average to a grey print's, and its
+        texture shows it."""
+        if self._achromatic_kind(c.fit.shape.kind) or c.colour_lab is None:
+            return True
+        m = silhouette_mask(c.fit.hulls(self.cam), box)
+        if not m.any():
+            return False
+        ref = self.bg.full[box[1]:box[3], box[0]:box[2]]
+        ref = np.clip(ref.astype(np.float32) * gains.reshape(1, 1, 3), 0, 255).astype(np.uint8)
+        board = self._lab_of(ref, m, (0, 0, box[2] - box[0], box[3] - box[1]))
+        return float(np.linalg.norm(c.colour_lab - board)) >= self.cfg.board_colour_dist * self._colour_spread()
+
+    def _renamed(self, frame: np.ndarray, c: Candidate, comp: np.ndarray, box) -> None:
+        """Name a posed piece's colour again, from the pixels of its silhouette within ``comp``
+        (box px)."""
+        got = self._named(frame, c.fit, comp, box)
+        c.color_conf, c.colour_dist, c.colour_lab = got.color_conf, got.colour_dist, got.colour_lab
 
     def _naming(self, kind: str, lab: np.ndarray) -> tuple[str, float, float]:
         """A colour (CIE Lab) named among those a kind of piece comes in: the name, how sure (0..1:
