@@ -111,7 +111,8 @@ class VisionConfig:
     kind_colour_dist: float = 40.0         # a region is tried as a kind of piece only this close to one of
                                            # its colours (Lab, on the scale of the colours' spread), or
                                            # within half that of the nearest kind's; a piece found by its
-                                           # texture beside another is kept only as close
+                                           # texture beside another (or a grey one posed on shadow-like
+                                           # change apart from pieces posed beside it) is kept only as close
     rock_inliers_min: float = 0.5          # ... and, if it does not fit well, only a grey rock whose outline
                                            # lies on its model for this share of it
     join_gap_mm: float = 6.0               # a piece across a line of its own colour this wide (a silver beam

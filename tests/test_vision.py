@@ -1663,16 +1663,18 @@ def test_the_one_piece_of_shadow_like_change_is_taken_by_its_pose_on_all_of_it_a
     assert read() == "surface"
 
 
-def test_a_piece_on_the_shade_beside_posed_pieces_shows_a_colour_of_its_own(monkeypatch):
-    """Held-out PitRush table 8000: a region of shadow-like change by discs already posed.  Posed
-    apart from them, what was left of it (their shade) was posed as a white disc, named from
-    pixels of the board's own colour: a false piece.  A disc posed where the region ran into pieces
-    posed beside it must differ in colour from the board under it; without that test, the false
-    disc is back."""
-    scene, photo, cal, det = _bench_scene("pitrush", 8000)
+@pytest.mark.parametrize("game, seed", [("pitrush", 8000), ("pitchfleet", 7211)])
+def test_a_piece_on_the_shade_beside_posed_pieces_shows_a_colour_of_its_own(monkeypatch, game, seed):
+    """A region of shadow-like change by pieces already posed, posed apart from them: what is left
+    of it may be their shade.  Held-out PitRush table 8000: the shade by discs was posed as a white
+    disc, named from pixels of the board's own colour.  Pitch Fleet 7211: the walls of a beam
+    standing on its end, much the board's colour, were posed as a lying beam, 48 from its silver.
+    A disc posed there must differ in colour from the board under it, a grey piece be its kind's
+    grey; without that test, the false piece is back."""
+    scene, photo, cal, det = _bench_scene(game, seed)
 
     def false() -> int:
-        return score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, "pitrush").false
+        return score_scene(det.detect(photo).judgement, scene.pieces, scene.camera(), cal.camera, game).false
 
     assert false() == 0
     monkeypatch.setattr(Detector, "_shows_colour", lambda self, c, box, gains: True)

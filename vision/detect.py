@@ -917,7 +917,8 @@ class Detector:
         if posed is not None and posed.any() and out and not self._shows_colour(out[0], box, ch.gains):
             # where the region ran into pieces posed beside it, what is left may be their shadow or
             # the rim of a pit they shade: a piece posed there must show a colour of its own, not
-            # the board's (PitRush 7166: a white disc posed on the shade beside a green one)
+            # the board's (PitRush 7166: a white disc posed on the shade beside a green one; Pitch
+            # Fleet 7211: a standing beam's walls posed as a lying beam)
             return []
         for c in out:
             # (one posed poorly may lie mostly off where it shows, further than placing it by its
@@ -1831,13 +1832,18 @@ class Detector:
         return c
 
     def _shows_colour(self, c: Candidate, box, gains: np.ndarray) -> bool:
-        """Whether a named piece shows a colour of its own: one of a kind that comes in hues differs
-        from the board under it (the empty reference as this frame's light shows it, ``gains``: see
-        :meth:`Background.fit_gains`) by ``board_colour_dist``, there where it lies (``box``: image
-        px).  A grey rock's is not asked: its mottled colour may average to a grey print's, and its
-        texture shows it."""
-        if self._achromatic_kind(c.fit.shape.kind) or c.colour_lab is None:
+        """Whether a named piece shows a colour of its own there where it lies (``box``: image px).
+        One of a kind that comes in hues differs from the board under it (the empty reference as
+        this frame's light shows it, ``gains``: see :meth:`Background.fit_gains`) by
+        ``board_colour_dist``.  A grey one's mottled colour may average to a grey print's (its
+        texture shows it), but it must be its kind's grey, within ``kind_colour_dist`` (as
+        :meth:`_by_piece` asks of a piece the colour of a shadow beside another: Pitch Fleet 7211,
+        the walls of a beam standing on its end posed apart from it as a lying beam, 48 from its
+        silver)."""
+        if c.colour_lab is None:
             return True
+        if self._achromatic_kind(c.fit.shape.kind):
+            return c.colour_dist <= self.cfg.kind_colour_dist * self._colour_spread()
         m = silhouette_mask(c.fit.hulls(self.cam), box)
         if not m.any():
             return False
