@@ -873,7 +873,9 @@ class Detector:
         (shadows and all) and either its colour balance or the board's texture (see
         :meth:`Background.texture_residual`); its shadow, which keeps the board's texture, is left
         out.  Only regions reaching into ``seed`` (a box) count, and only where ``posed`` (box px) is
-        not set.  One piece: a second one there would have shown where shadows are scored down.
+        not set; where it is set somewhere (the region ran into pieces posed beside it), the piece
+        must show a colour of its own (:meth:`_shows_colour`).  One piece, taken by
+        :meth:`_one_piece_cost`: a second one there would have shown where shadows are scored down.
         ``ring``: where too little shows, also posed on its outline ring (:meth:`_on_outline_ring`)."""
         d, plain, tex = self.bg.crop_texture(frame, box, ch.gains)
         thr = ch.threshold
