@@ -1856,7 +1856,8 @@ class Detector:
 
     def _renamed(self, frame: np.ndarray, c: Candidate, comp: np.ndarray, box) -> None:
         """Name a posed piece's colour again, from the pixels of its silhouette within ``comp``
-        (box px)."""
+        (box px): :meth:`_named` gives its fit the named colour's shape, and the candidate takes
+        that naming's confidence, distance and colour."""
         got = self._named(frame, c.fit, comp, box)
         c.color_conf, c.colour_dist, c.colour_lab = got.color_conf, got.colour_dist, got.colour_lab
 
