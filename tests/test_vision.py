@@ -388,6 +388,31 @@ def test_a_colour_not_shown_is_not_learned_from_another_split_in_two():
     assert "blue" not in learned and set(learned) == {"red", "yellow"} and counts["yellow"] == 3
 
 
+def test_a_colour_split_in_two_does_not_teach_a_neighbouring_hue():
+    """Galaktico bench scene 7154 (a warm lamp, yellow and blue figures, no red one): the yellow
+    figures come out as two clusters, five lit (CIE Lab ~80, 5, 32) and four in shade (~66, 3, 56),
+    and the lit one was named red, the name left.  Its hue lies 47 degrees from red's, within what a
+    lamp may turn a colour, so it was learned and named five yellow figures red, four of them surely.  The
+    two clusters' hues lie 6 degrees apart where red's and yellow's lie 57: one colour, and the
+    cluster further from its name (the "red") is not learned; the lit figures are then named
+    yellow."""
+    from vision.colors import learn_colours
+
+    figures, rocks = ["red", "blue", "yellow"], ["grey"]
+    labs = np.array([[80.2, 4.9, 33.3], [80.5, 4.9, 32.4], [80.1, 4.9, 31.9], [80.6, 5.5, 30.6], [76.2, 5.1, 37.1],
+                     [68.6, 3.4, 53.2], [41.1, 9.6, -17.3], [36.2, 31.6, -65.8], [65.2, 2.6, 58.5], [66.9, 3.1, 52.9],
+                     [66.1, 3.2, 58.3], [35.4, 31.4, -64.8], [33.1, 32.3, -65.4]])
+    choices = [figures] * 6 + [rocks] + [figures] * 6
+    learned, counts = learn_colours(labs, choices)
+    assert "red" not in learned and counts["yellow"] == 4 and counts["blue"] == 3
+    namer = ColorNamer(figures, learned)
+    assert [namer.name_lab(v)[0] for v in labs[:5]] == ["yellow"] * 5
+    # (two colours of the set, red and yellow, lit alike, keep their hues apart and are both learned)
+    two = np.array([[43.0, 55.0, 38.0], [45.0, 52.0, 40.0], [78.0, 0.0, 70.0], [80.0, -1.0, 72.0]])
+    learned, counts = learn_colours(two, [figures] * 4)
+    assert counts == {"red": 2, "yellow": 2}
+
+
 @FLIPS_ON_A_FRESH_MACHINE
 def test_calibrate_pieces_learns_a_sets_colours_from_a_photo_of_them(tmp_path):
     """A PitRush set with navy and ivory discs on a bench table: named by textbook colours, navy
