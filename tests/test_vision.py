@@ -1706,6 +1706,30 @@ def test_a_piece_on_the_shade_beside_posed_pieces_shows_a_colour_of_its_own(monk
     assert false() == 1
 
 
+def test_a_pale_figure_is_not_taken_quickly_for_a_grey_piece_of_the_one_size_that_fits(monkeypatch):
+    """Galaktico bench scene 7168: two yellow scouts under a glaring lamp, pale (chroma ~31).  Their
+    outlines, grown 2 px by the glare, fitted the quick pose of no figure's size, only a grey
+    meteor's, 16 further in colour: both were taken for meteors quickly, taught the photo a yellow
+    grey and were named grey, none flagged.  Where a kind set aside for its size has the nearer
+    colour, the full fits decide: both are yellow scouts."""
+    import vision.detect as vd
+
+    scene, photo, cal, det = _bench_scene("galaktico", 7168)
+    prof = BoardProfile.builtin("galaktico")
+    empty = det.bg.full
+
+    def read() -> list[tuple[str, str]]:
+        j = Detector(cal, prof, empty).detect(photo).judgement
+        s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico")
+        got = {r: c for r, c in s.matched}
+        return [(str(j.detections.kind[got[i]]), str(j.detections.color[got[i]]))
+                for i, p in enumerate(scene.pieces) if p.color == "yellow"]
+
+    assert read() == [("figure:scout", "yellow")] * 2
+    monkeypatch.setattr(vd, "_quick_kind_taken", lambda colour_cost, set_aside: True)
+    assert read() == [("meteor", "grey")] * 2
+
+
 def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypatch):
     """Pitch Fleet bench scene 7232: a red ship lying on a blue one.  Each fitted to the part of the
     outline nearest it, the blue one lay 4 mm off, its silhouette sticking out of the region where

@@ -122,6 +122,17 @@ class FrameResult:
     _shown: dict = field(default_factory=dict, repr=False)
 
 
+def _quick_kind_taken(colour_cost: float, set_aside: list[float]) -> bool:
+    """Whether a region's quick pose (of a kind whose colour costs ``colour_cost``) is taken: not
+    where a kind set aside for its size (``set_aside``: their colour costs) has the nearer colour.
+    The size of a quick pose is the outline's, shadow and glare and all: a pale yellow Galaktico
+    scout whose outline a glare grew by 2 px (bench scene 7168) was taken quickly for the one kind
+    whose size fitted, a grey meteor 16 further in colour; the photo's two such scouts then taught
+    it a yellow grey that named them grey surely.  The full fits weigh both kinds' poses and
+    colours."""
+    return not any(c < colour_cost for c in set_aside)
+
+
 def _fits_well(c: Candidate) -> bool:
     """A piece whose outline lies on the model's edge nearly all round."""
     return _fit_well(c.fit)
@@ -1308,6 +1319,7 @@ class Detector:
         # is left for pieces near a decision boundary (see detect())
         quick = None
         starts = {}  # a quick pose that fits the outline's shape but not its size: the full fit's start
+        set_aside = []  # ... and the colour costs of those kinds
         # a region bigger than one disc may be a disc on another, where pieces lie on one another;
         # where they do not (Galaktico), a second piece beside it would show in the outline, which
         # the single piece's fit must follow all round: the extra area is its shadow
@@ -1322,11 +1334,12 @@ class Detector:
                 continue
             if abs(f.inflation_px) >= 2 * self.cfg.fit_blur_px:
                 starts[s.kind, up] = (f.x, f.y, f.heading)
+                set_aside.append(_colour_cost(cdist))
             elif quick is None or cost < quick[0]:
                 f.upright = up
                 f.refined = False
-                quick = (cost, f)
-        if quick is not None:
+                quick = (cost, f, _colour_cost(cdist))
+        if quick is not None and _quick_kind_taken(quick[2], set_aside):
             return self._top_seen([self._named(frame, quick[1], comp, box)], pts)
         oversized = False
         for s, up, ratio, _ in singles[:3]:
