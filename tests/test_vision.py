@@ -1730,6 +1730,26 @@ def test_a_pale_figure_is_not_taken_quickly_for_a_grey_piece_of_the_one_size_tha
     assert read() == [("meteor", "grey")] * 2
 
 
+def test_a_piece_posed_off_its_size_gives_way_to_one_posed_at_its_own(monkeypatch):
+    """Galaktico bench scene 7123: a sliver of change between three red figures was posed as a
+    scout whose silhouette its outline lies 4.9 px outside (the photo's pieces lie within 0.4 px),
+    on the spot of a red destroyer posed well from its own region.  Surer of its colour (0.81
+    against 0.79), the scout was kept and the destroyer dropped, one piece standing per place.
+    Weighed after the pieces posed at their size, it gives way: the destroyer is read."""
+    scene, photo, cal, det = _bench_scene("galaktico", 7123)
+    prof = BoardProfile.builtin("galaktico")
+
+    def kind() -> str:
+        j = Detector(cal, prof, det.bg.full).detect(photo).judgement
+        s = score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico")
+        i = next(i for i, p in enumerate(scene.pieces) if p.kind == "figure:destroyer")
+        return str(j.detections.kind[dict(s.matched)[i]])
+
+    assert kind() == "figure:destroyer"
+    monkeypatch.setattr(Detector, "_photo_inflation", lambda self, cands: None)
+    assert kind() != "figure:destroyer"
+
+
 def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypatch):
     """Pitch Fleet bench scene 7232: a red ship lying on a blue one.  Each fitted to the part of the
     outline nearest it, the blue one lay 4 mm off, its silhouette sticking out of the region where
