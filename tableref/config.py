@@ -150,6 +150,8 @@ class VisionConfig:
                                            # round footprint at least (see Detector._sized_in_photo) ...
     size_dev_px: float = 1.0               # ... and a piece whose inflation lies further from it is tried as
                                            # the other kinds of its colour
+    kind_doubt_cost: float = 0.1           # ... where two kinds fit it this near (fit cost: ~px), its kind is
+                                           # unsure: flagged for a person (see Detector._sized_in_photo)
     photo_colour_min: int = 2              # an unsure piece is named by the colours of this many pieces of
                                            # its photo named surely (see Detector._named_in_photo); a photo
                                            # teaches a colour from this many pieces (see Detector.detect)

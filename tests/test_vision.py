@@ -1750,6 +1750,29 @@ def test_a_piece_posed_off_its_size_gives_way_to_one_posed_at_its_own(monkeypatc
     assert kind() != "figure:destroyer"
 
 
+def test_a_figure_whose_outline_lies_between_two_kinds_sizes_is_flagged(monkeypatch):
+    """Galaktico bench scene 7140: a yellow destroyer whose outline lies 1.7 px inside a station's
+    and 1.8 px outside a destroyer's, against the photo's pieces, fits both kinds alike (their costs
+    0.02 apart) and was read a station, silently.  Two kinds that fit this near leave its kind to a
+    person: flagged, the reason naming both; with no room for doubt, it is decided silently again."""
+    from dataclasses import replace
+
+    scene, photo, cal, det = _bench_scene("galaktico", 7140)
+    i = 0
+    assert (scene.pieces[i].kind, scene.pieces[i].color) == ("figure:destroyer", "yellow")
+
+    def read() -> tuple[str, bool, str]:
+        j = det.detect(photo).judgement
+        c = dict(score_scene(j, scene.pieces, scene.camera(), cal.camera, "galaktico").matched)[i]
+        return str(j.detections.kind[c]), bool(j.review[c]), str(j.reasons[c])
+
+    _, flagged, why = read()
+    assert flagged and "figure:station or figure:destroyer" in why
+    monkeypatch.setattr(det, "cfg", replace(det.cfg, kind_doubt_cost=0.0))
+    _, flagged, why = read()
+    assert not flagged and " or figure:" not in why
+
+
 def test_a_ship_lying_on_another_is_posed_with_it_to_cover_their_region(monkeypatch):
     """Pitch Fleet bench scene 7232: a red ship lying on a blue one.  Each fitted to the part of the
     outline nearest it, the blue one lay 4 mm off, its silhouette sticking out of the region where

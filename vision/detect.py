@@ -88,6 +88,9 @@ class Candidate:
     # a card's share of its core (its silhouette less a tenth of a card all round) that lies where
     # the photo changed (see Detector._covered); 1 for other pieces
     cover: float = 1.0
+    # how much more the next kind's fit to its outline costs than its own's, where its kind was weighed
+    # against the others by the photo's size (see Detector._sized_in_photo; inf: not weighed so)
+    kind_gap: float = np.inf
     # the outline of the region of change it was posed on, shared by the pieces posed together on it
     # (image px, in order along it; kept where a region held more than one piece)
     region: np.ndarray | None = field(default=None, repr=False)
@@ -426,7 +429,7 @@ class Detector:
         """What a piece's judgement is made of (see :meth:`_to_detections` and :func:`judge`)."""
         f = c.fit
         return ("judged", id(f), id(f.shape), f.shape.kind, f.shape.color, c.hidden, f.x, f.y, f.heading, f.base_mm,
-                f.rms_px, f.inlier_frac, c.color_conf, c.state, c.pit, c.pit_margin, c.note, c.seen_mm)
+                f.rms_px, f.inlier_frac, c.color_conf, c.state, c.pit, c.pit_margin, c.note, c.seen_mm, c.kind_gap)
 
     def _judge(self, cands: list[Candidate]) -> Judgement:
         """:func:`judge` of pieces (see :meth:`_judged`)."""
@@ -1981,12 +1984,23 @@ class Detector:
                 fit_one(s, self.cam, f.points, f.base_mm, f.clip_below, init=(f.x, f.y, f.heading))
                 for s in kinds])]
             own = f if f.refined else posed.pop(0)
-            best = min([own] + posed, key=lambda g: g.cost_from(m))
+            ranked = sorted([own] + posed, key=lambda g: g.cost_from(m))
+            best = ranked[0]
             if best is not own:
                 c.note = (c.note + "; " if c.note else "") + (
                     f"read {best.shape.kind}, not {f.shape.kind}: its outline lies {f.inflation_px - m:+.1f} px "
                     f"off the {f.shape.kind}'s against this photo's pieces")
                 c.fit = best
+            # an outline lying between two kinds' sizes fits both alike: which kind it is, a person
+            # confirms (Galaktico 7140: a yellow destroyer whose outline lies 1.7 px inside a station's
+            # and 1.8 px outside a destroyer's, against this photo's, read a station silently)
+            rival = next((g for g in ranked[1:] if g.shape.kind != best.shape.kind), None)
+            if rival is not None:
+                c.kind_gap = rival.cost_from(m) - best.cost_from(m)
+                if c.kind_gap < self.cfg.kind_doubt_cost:
+                    c.note = (c.note + "; " if c.note else "") + (
+                        f"{best.shape.kind} or {rival.shape.kind}: the two fit its outline within "
+                        f"{c.kind_gap:.2f} of each other at this photo's size")
 
     def _cards_in(self, frame, score, mask, box, thr) -> list[Candidate]:
         outlines = self._within_frame(outline_points(score, mask, thr, (box[0], box[1])), frame)
@@ -2805,6 +2819,9 @@ class Detector:
             if c.cover < self.cfg.card_cover_min:
                 # a card posed on part of its change only: below the review line, by how little it covers
                 conf = min(conf, self.cfg.color_confidence_min * c.cover)
+            if c.kind_gap < self.cfg.kind_doubt_cost:
+                # unsure of its kind (see _sized_in_photo): below the review line, by how little the two differ
+                conf = min(conf, self.cfg.color_confidence_min * c.kind_gap / self.cfg.kind_doubt_cost)
             confs.append(conf)
         cpx = self.cam.project_plane(np.array(cmm), np.array(bases))  # the footprints' centres, all at once
         return Detections(kind=kinds, color=colors, center_px=cpx, center_mm=cmm, footprint_mm=fps, height_mm=hs,
