@@ -41,7 +41,7 @@ from calibration.model import Calibration, union
 from calibration.profile import BoardProfile
 from tableref.config import VisionConfig
 
-from .colors import MAX_GREY_CHROMA, PROTOTYPES_RGB, ColorNamer, achromatic, textbook_lab
+from .colors import MAX_GREY_CHROMA, PROTOTYPES_RGB, ColorNamer, achromatic, apply_gains, textbook_lab
 from .detections import Detections
 from .fit import (
     MIN_OUTLINE_POINTS,
@@ -1865,8 +1865,7 @@ class Detector:
         m = silhouette_mask(c.fit.hulls(self.cam), box)
         if not m.any():
             return False
-        ref = self.bg.full[box[1]:box[3], box[0]:box[2]]
-        ref = np.clip(ref.astype(np.float32) * gains.reshape(1, 1, 3), 0, 255).astype(np.uint8)
+        ref = apply_gains(self.bg.full[box[1]:box[3], box[0]:box[2]], gains).astype(np.uint8)
         board = self._lab_of(ref, m, (0, 0, box[2] - box[0], box[3] - box[1]))
         return float(np.linalg.norm(c.colour_lab - board)) >= self.cfg.board_colour_dist * self._colour_spread()
 
