@@ -1330,18 +1330,19 @@ class Detector:
             if stacking and s.round and ratio > self.cfg.multi_area_ratio:
                 continue
             f = fast_pose(s, self.cam, pts, 0.0)
-            cost = f.cost + _colour_cost(cdist)
+            colour = _colour_cost(cdist)
+            cost = f.cost + colour
             # (its inflation is free: a model of the wrong size fits a shrunk or grown outline
             # well, so the outline must lie within blur of the model's edge, as fit_one's prior has it)
             if f.rms_px >= 1.2 or f.inlier_frac <= 0.92:
                 continue
             if abs(f.inflation_px) >= 2 * self.cfg.fit_blur_px:
                 starts[s.kind, up] = (f.x, f.y, f.heading)
-                set_aside.append(_colour_cost(cdist))
+                set_aside.append(colour)
             elif quick is None or cost < quick[0]:
                 f.upright = up
                 f.refined = False
-                quick = (cost, f, _colour_cost(cdist))
+                quick = (cost, f, colour)
         if quick is not None and _quick_kind_taken(quick[2], set_aside):
             return self._top_seen([self._named(frame, quick[1], comp, box)], pts)
         oversized = False
