@@ -1746,7 +1746,7 @@ def test_a_piece_posed_off_its_size_gives_way_to_one_posed_at_its_own(monkeypatc
         return str(j.detections.kind[dict(s.matched)[i]])
 
     assert kind() == "figure:destroyer"
-    monkeypatch.setattr(Detector, "_photo_inflation", lambda self, cands: None)
+    monkeypatch.setattr(Detector, "_photo_inflation", lambda self, fam: None)
     assert kind() != "figure:destroyer"
 
 

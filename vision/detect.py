@@ -1935,10 +1935,9 @@ class Detector:
         return [c for c in cands if not c.hidden and not c.upright and c.fit.points is not None
                 and (c.fit.shape.round or c.fit.shape.round_footprint)]
 
-    def _photo_inflation(self, cands: list[Candidate]) -> float | None:
-        """The photo's inflation (px): the median of its pieces' (see :meth:`_sized_in_photo`), None
-        where fewer than ``size_photo_min`` tell it."""
-        fam = self._sized_family(cands)
+    def _photo_inflation(self, fam: list[Candidate]) -> float | None:
+        """The photo's inflation (px): the median of the pieces ``fam`` (its :meth:`_sized_family`;
+        see :meth:`_sized_in_photo`), None where fewer than ``size_photo_min`` tell it."""
         if len(fam) < self.cfg.size_photo_min:
             return None
         return float(np.median([c.fit.inflation_px for c in fam]))
@@ -1958,10 +1957,11 @@ class Detector:
         ``size_dev_px`` from it is posed again, on its outline, as every kind of its colour of a
         round footprint smaller (its outline inside the silhouette) or bigger (outside) than its
         own, counting the inflation from the photo's: the cheapest is kept."""
-        m = self._photo_inflation(cands)
+        fam = self._sized_family(cands)
+        m = self._photo_inflation(fam)
         if m is None:
             return
-        for c in self._sized_family(cands):
+        for c in fam:
             f = c.fit
             if abs(f.inflation_px - m) <= self.cfg.size_dev_px:
                 continue
@@ -2202,9 +2202,10 @@ class Detector:
         # ``size_dev_px`` from the photo's, is weighed after those posed at theirs: Galaktico 7123's
         # sliver of change between three figures, posed as a scout 4.9 px inside its outline, was
         # surer of its colour than the destroyer under it and took its place)
-        m = None if self.profile.data.pieces_stack else self._photo_inflation(cands)
-        fam = {id(c) for c in self._sized_family(cands)} if m is not None else set()
-        off = [id(c) in fam and abs(c.fit.inflation_px - m) > self.cfg.size_dev_px for c in cands]
+        fam = [] if self.profile.data.pieces_stack else self._sized_family(cands)
+        m = self._photo_inflation(fam)
+        sized = {id(c) for c in fam} if m is not None else set()
+        off = [id(c) in sized and abs(c.fit.inflation_px - m) > self.cfg.size_dev_px for c in cands]
         order = sorted(range(len(cands)),
                        key=lambda i: (cands[i].faint, off[i], -cands[i].color_conf * cands[i].fit.inlier_frac))
         kept: list[int] = []
