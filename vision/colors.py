@@ -166,9 +166,10 @@ def learn_colours(labs: np.ndarray, choices: list[list[str]], max_rounds: int = 
             gaps = [np.linalg.norm(a - b) for i, a in enumerate(C) for b in C[i + 1:]]
             if not gaps or min(gaps) >= near:
                 break
-        rows, cols = linear_sum_assignment(np.array([namer.distances(c) for c in C]))
+        far = np.array([namer.distances(c) for c in C])
+        rows, cols = linear_sum_assignment(far)
         named = {j: names[n] for j, n in zip(rows, cols) if _could_be(C[j], names[n])}
-        for j, n in _hues_kept_apart(C, named).items():
+        for j, n in _hues_kept_apart(C, named, {j: float(far[j, n]) for j, n in zip(rows, cols)}).items():
             learned[n] = [round(float(v), 2) for v in C[j]]
             counts[n] = int((owner == j).sum())
     return learned, counts
@@ -182,8 +183,9 @@ def _hue_gap(a: float, b: float) -> float:
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
-def _hues_kept_apart(C: np.ndarray, named: dict[int, str]) -> dict[int, str]:
-    """Of clusters ``C`` named ``named`` (cluster -> name), those that keep their names' hues apart.
+def _hues_kept_apart(C: np.ndarray, named: dict[int, str], far: dict[int, float]) -> dict[int, str]:
+    """Of clusters ``C`` named ``named`` (cluster -> name), those that keep their names' hues apart
+    (``far``: each cluster's distance from its name's textbook colour, as the naming weighed it).
 
     One colour lit and shaded keeps its hue (it changes in lightness and chroma): two clusters
     named after two colours of the set whose hues lie less than ``MIN_HUE_GAP_FRAC`` of their names'
@@ -202,9 +204,7 @@ def _hues_kept_apart(C: np.ndarray, named: dict[int, str]) -> dict[int, str]:
         for i, j in ((i, j) for k, i in enumerate(chroma) for j in chroma[k + 1:]):
             pi, pj = textbook_lab(kept[i]), textbook_lab(kept[j])
             if _hue_gap(_hue_deg(C[i]), _hue_deg(C[j])) < MIN_HUE_GAP_FRAC * _hue_gap(_hue_deg(pi), _hue_deg(pj)):
-                di = float(ColorNamer([kept[i]]).distances(C[i])[0])
-                dj = float(ColorNamer([kept[j]]).distances(C[j])[0])
-                worst = i if di > dj else j
+                worst = i if far[i] > far[j] else j
                 break
         if worst is None:
             return kept
