@@ -18,6 +18,7 @@ import shapely
 from calibration.camera import CameraModel
 from tableref.config import VisionConfig
 
+from .kernels import moved_vertices, pose_jacobian_columns, signed_distance_edges, used_vertices
 from .lsq import least_squares_soft_l1
 from .silhouette import (PieceShape, footprint_mm, main_axis, signed_distance, signed_distance_grad,
                          silhouette_hulls, silhouette_vertices)
@@ -252,6 +253,7 @@ class _PoseModel:
     cost a silhouette and its distances per parameter."""
 
     STEP = 1e-3  # mm and degrees: the model points' image motion, by differences of their projections
+    _TURN = (float(np.cos(np.radians(STEP))), float(np.sin(np.radians(STEP))))
 
     def __init__(self, shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float,
                  clip_below: float | None, prior: float):
@@ -264,7 +266,6 @@ class _PoseModel:
         if self._at is None or self._at[0] != key:
             th = float(p[2]) if heading is None else heading
             px, xyz, idx = silhouette_vertices(self.shape, self.cam, p[0], p[1], th, self.base, self.clip)
-            sd, (g, e, t) = signed_distance_grad(self.pts, [px[i] for i in idx])
             if idx:
                 # each edge's vertices: its own, and the next one round its polygon
                 cat = np.concatenate(idx)
@@ -272,8 +273,11 @@ class _PoseModel:
                 ends = np.cumsum(lens)
                 nxt = np.arange(1, len(cat) + 1)
                 nxt[ends - 1] = ends - lens
+                a = px[cat]
+                sd, g, e, t = signed_distance_edges(self.pts, a, px[cat[nxt]] - a, ends - lens, True)
                 v0, v1 = cat[e], cat[nxt[e]]
             else:
+                sd, (g, e, t) = signed_distance_grad(self.pts, [])
                 v0 = v1 = np.zeros(len(e), int)
             self._at = (key, sd, g, t, v0, v1, xyz)
         return self._at[1:]
@@ -290,21 +294,11 @@ class _PoseModel:
         J[n, -1] = self.prior
         if not len(xyz):
             return J
-        used, inv = np.unique(np.concatenate([v0, v1]), return_inverse=True)
-        q = xyz[used]
-        h = self.STEP
-        moved = [q + [h, 0.0, 0.0], q + [0.0, h, 0.0]]
-        if heading is None:
-            c, s_ = np.cos(np.radians(h)), np.sin(np.radians(h))
-            arm = q[:, :2] - [p[0], p[1]]
-            moved.append(np.column_stack([c * arm[:, 0] - s_ * arm[:, 1] + p[0], s_ * arm[:, 0] + c * arm[:, 1] + p[1],
-                                          q[:, 2]]))
-        img = self.cam.project(np.concatenate([q, *moved])).reshape(len(moved) + 1, len(q), 2)
-        D = (img[1:] - img[0]) / h                                  # (params, vertices, 2): px per unit
-        a, b = inv[:n], inv[n:]
-        for j in range(len(moved)):
-            dc = (1.0 - t)[:, None] * D[j, a] + t[:, None] * D[j, b]   # the boundary point's motion
-            J[:n, j] = -np.sum(g * dc, axis=1)
+        used, ia, ib = used_vertices(v0, v1, len(xyz))
+        turn = heading is None
+        img = self.cam.project(moved_vertices(xyz[used], float(p[0]), float(p[1]), self.STEP, turn,
+                                              *self._TURN))
+        pose_jacobian_columns(J, img, len(used), self.STEP, g, t, ia, ib)
         return J
 
 

@@ -18,6 +18,8 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.profile import PieceSpec
 
+from .kernels import signed_distance_edges
+
 
 def main_axis(xy: np.ndarray) -> tuple[float, np.ndarray]:
     """The long axis of a cloud of points (degrees, from x towards y) and the variances along the
@@ -181,7 +183,7 @@ def signed_distance_grad(points: np.ndarray, hulls: list[np.ndarray], grad: bool
     with respect to the point's position (N, 2; the unit vector from the nearest boundary point of
     the nearest polygon, outward; zero on the boundary), that boundary point's edge (an index into
     the polygons' edges, in order, each polygon's edge j from its vertex j to j + 1) and its place
-    along the edge (0..1)."""
+    along the edge (0..1).  (Compiled: see :func:`vision.kernels.signed_distance_edges`.)"""
     hulls = [h for h in hulls if len(h)]
     if not hulls:
         n = len(points)
@@ -189,32 +191,8 @@ def signed_distance_grad(points: np.ndarray, hulls: list[np.ndarray], grad: bool
     starts = np.cumsum([0] + [len(h) for h in hulls[:-1]])
     a = np.concatenate(hulls)
     b = np.concatenate([np.concatenate([h[1:], h[:1]]) for h in hulls]) - a   # the edges
-    ax, ay, bx, by = a[:, 0], a[:, 1], b[:, 0], b[:, 1]
-    px = points[:, 0:1] - ax                                     # (N, E)
-    py = points[:, 1:2] - ay
-    t = np.clip((px * bx + py * by) / np.maximum(bx * bx + by * by, 1e-12), 0.0, 1.0)
-    dx, dy = px - t * bx, py - t * by
-    d2 = dx * dx + dy * dy
-    dist = np.sqrt(np.minimum.reduceat(d2, starts, axis=1))     # (N, H)
-    # inside a convex polygon: on the same side of every edge (orientation-independent)
-    cross = bx * py - by * px
-    inside = (np.minimum.reduceat(cross, starts, axis=1) >= 0) | (np.maximum.reduceat(cross, starts, axis=1) <= 0)
-    signed = np.where(inside, -dist, dist)
-    k = signed.argmin(axis=1)
-    sd = signed[np.arange(len(points)), k]
-    if not grad:
-        return sd, None
-    # the nearest edge of the nearest polygon, and the vector from its nearest point
-    if len(hulls) == 1:
-        e = d2.argmin(axis=1)
-    else:
-        hull_of_edge = np.repeat(np.arange(len(hulls)), [len(h) for h in hulls])
-        e = np.where(hull_of_edge[None, :] == k[:, None], d2, np.inf).argmin(axis=1)
-    rows = np.arange(len(points))
-    v = np.column_stack([dx[rows, e], dy[rows, e]])
-    n = np.linalg.norm(v, axis=1, keepdims=True)
-    g = np.where(n > 1e-12, v / np.maximum(n, 1e-12), 0.0) * np.sign(sd)[:, None]
-    return sd, (g, e, t[rows, e])
+    sd, g, e, t = signed_distance_edges(np.ascontiguousarray(points, dtype=np.float64), a, b, starts, grad)
+    return sd, ((g, e, t) if grad else None)
 
 
 @lru_cache(maxsize=64)
