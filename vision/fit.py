@@ -18,10 +18,8 @@ import shapely
 from calibration.camera import CameraModel
 from tableref.config import VisionConfig
 
-from .kernels import moved_vertices, pose_jacobian_columns, signed_distance_edges, used_vertices
-from .lsq import least_squares_soft_l1
-from .silhouette import (PieceShape, footprint_mm, main_axis, signed_distance, signed_distance_grad,
-                         silhouette_hulls, silhouette_vertices)
+from .kernels import fit_pose, kernel_camera
+from .silhouette import PieceShape, footprint_mm, main_axis, signed_distance, silhouette_hulls
 
 
 @dataclass
@@ -178,6 +176,10 @@ def initial_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_m
     return float(c[0]), float(c[1]), [base, base + 180.0]
 
 
+JAC_STEP = 1e-3  # mm and degrees: the model points' image motion, by differences of their projections
+_JAC_TURN = (float(np.cos(np.radians(JAC_STEP))), float(np.sin(np.radians(JAC_STEP))))
+
+
 def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float,
             clip_below: float | None = None, init: tuple[float, float, float] | None = None,
             robust_px: float = 1.0, blur_px: float = VisionConfig.fit_blur_px) -> Fit:
@@ -186,7 +188,9 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
     Unknowns: centre (mm), heading (unless the footprint is round: then the heading only turns
     upper layers and is not fitted), and an inflation of the outline (px) with a prior of
     ``blur_px``: blur and the threshold shift an outline by about a pixel, no more, so a model of
-    the wrong size cannot hide behind it.
+    the wrong size cannot hide behind it.  Each start is solved by the compiled
+    :func:`vision.kernels.fit_pose` (robust least squares on the points' signed distances to the
+    projected silhouette, with their analytic Jacobian).
     """
     if len(pts_px) > 56:
         pts_px = pts_px[np.linspace(0, len(pts_px) - 1, 56).astype(int)]
@@ -220,86 +224,28 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
             return float(np.mean(np.minimum(np.abs(sd - np.median(sd)), 5.0)))
         headings = sorted(headings, key=start_cost)[:2]
     best = None
-    model = _PoseModel(shape, cam, pts_px, base_mm, clip_below, prior_w / blur_px)
+    pts_c = np.ascontiguousarray(pts_px, dtype=np.float64)
+    cam_p = kernel_camera(cam)
+    clip = 0.0 if clip_below is None else float(clip_below)
     for th0 in headings:
         if fixed_heading:
             p0 = np.array([x0, y0, 0.0])
             scale = np.array([0.5, 0.5, 0.3])
-            res, jac = (lambda p, th=th0: model.residuals(p, th)), (lambda p, th=th0: model.jacobian(p, th))
         else:
             p0 = np.array([x0, y0, th0, 0.0])
             scale = np.array([0.5, 0.5, 2.0, 0.3])
-            res, jac = model.residuals, model.jacobian
-        sol = least_squares_soft_l1(res, p0, jac, scale, f_scale=robust_px, max_nfev=20, xtol=1e-4, ftol=1e-4)
-        r = sol.fun[:-1]
-        rms, inl = measures(r, robust_px)
-        p = sol.x
+        p, fun, nfev = fit_pose(pts_c, *shape.stacked, p0.astype(np.float64), float(th0), fixed_heading,
+                                float(base_mm), clip, clip_below is not None, cam_p, float(prior_w / blur_px), scale,
+                                float(robust_px), 20, 1e-4, 1e-4, JAC_STEP, *_JAC_TURN)
+        if nfev < 0:
+            raise ValueError("Residuals are not finite in the initial point.")
+        rms, inl = measures(fun[:-1], robust_px)
         heading = th0 if fixed_heading else float(p[2])
         fit = Fit(shape, float(p[0]), float(p[1]), heading % 360.0, base_mm, float(p[-1]), rms, inl, len(pts_px),
                   clip_below, pts_px)
         if best is None or fit.cost < best.cost:
             best = fit
     return best
-
-
-class _PoseModel:
-    """Residuals of one piece's pose (``p`` = x mm, y mm[, heading deg], inflation px; a fixed
-    heading is passed apart) and their Jacobian: the outline points' signed distances to the
-    projected silhouette, minus the inflation, and the inflation's prior.
-
-    The Jacobian is analytic: a point's distance changes as the nearest point of the silhouette's
-    boundary moves along the distance's gradient, and that boundary point moves with the two model
-    points (on the table, at their heights) whose projections bound its edge.  Numeric differences
-    cost a silhouette and its distances per parameter."""
-
-    STEP = 1e-3  # mm and degrees: the model points' image motion, by differences of their projections
-    _TURN = (float(np.cos(np.radians(STEP))), float(np.sin(np.radians(STEP))))
-
-    def __init__(self, shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: float,
-                 clip_below: float | None, prior: float):
-        self.shape, self.cam, self.pts = shape, cam, pts_px
-        self.base, self.clip, self.prior = base_mm, clip_below, prior
-        self._at = None
-
-    def _eval(self, p: np.ndarray, heading: float | None):
-        key = (tuple(p), heading)
-        if self._at is None or self._at[0] != key:
-            th = float(p[2]) if heading is None else heading
-            px, xyz, idx = silhouette_vertices(self.shape, self.cam, p[0], p[1], th, self.base, self.clip)
-            if idx:
-                # each edge's vertices: its own, and the next one round its polygon
-                cat = np.concatenate(idx)
-                lens = [len(i) for i in idx]
-                ends = np.cumsum(lens)
-                nxt = np.arange(1, len(cat) + 1)
-                nxt[ends - 1] = ends - lens
-                a = px[cat]
-                sd, g, e, t = signed_distance_edges(self.pts, a, px[cat[nxt]] - a, ends - lens, True)
-                v0, v1 = cat[e], cat[nxt[e]]
-            else:
-                sd, (g, e, t) = signed_distance_grad(self.pts, [])
-                v0 = v1 = np.zeros(len(e), int)
-            self._at = (key, sd, g, t, v0, v1, xyz)
-        return self._at[1:]
-
-    def residuals(self, p: np.ndarray, heading: float | None = None) -> np.ndarray:
-        sd = self._eval(p, heading)[0]
-        return np.append(sd - p[-1], self.prior * p[-1])
-
-    def jacobian(self, p: np.ndarray, heading: float | None = None) -> np.ndarray:
-        sd, g, t, v0, v1, xyz = self._eval(p, heading)
-        n = len(self.pts)
-        J = np.zeros((n + 1, len(p)))
-        J[:n, -1] = -1.0
-        J[n, -1] = self.prior
-        if not len(xyz):
-            return J
-        used, ia, ib = used_vertices(v0, v1, len(xyz))
-        turn = heading is None
-        img = self.cam.project(moved_vertices(xyz[used], float(p[0]), float(p[1]), self.STEP, turn,
-                                              *self._TURN))
-        pose_jacobian_columns(J, img, len(used), self.STEP, g, t, ia, ib)
-        return J
 
 
 def fit_many(shapes: list[PieceShape], cam: CameraModel, pts_px: np.ndarray, bases: list[float],

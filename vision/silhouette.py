@@ -18,7 +18,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.profile import PieceSpec
 
-from .kernels import signed_distance_edges
+from .kernels import kernel_camera, signed_distance_edges, silhouette_kernel
 
 
 def main_axis(xy: np.ndarray) -> tuple[float, np.ndarray]:
@@ -74,11 +74,6 @@ class PieceShape:
         h1 = np.concatenate([np.full(2 * len(p), b) for p, _, b in self.slices])
         which = np.concatenate([np.full(2 * len(p), i) for i, (p, _, _) in enumerate(self.slices)])
         return local, bottom, h0, h1, which
-
-    @cached_property
-    def _slice_cuts(self) -> np.ndarray:
-        """Where each slice's points begin in :attr:`stacked`'s arrays, and their end."""
-        return np.cumsum([0] + [2 * len(p) for p, _, _ in self.slices])
 
     @classmethod
     def from_spec(cls, spec: PieceSpec, n_circle: int = 20) -> "PieceShape":
@@ -149,50 +144,32 @@ def silhouette_vertices(shape: PieceShape, cam: CameraModel, x: float, y: float,
                         ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """What :func:`silhouette_hulls` is made of: the model's points in the image (px, (M, 2)) and
     on the table (mm, (M, 3), z down), and each convex polygon as indices into them."""
-    local, bottom, h0, h1, which = shape.stacked
-    lo, hi = base_mm + h0, base_mm + h1
-    if clip_below_mm is not None:
-        keep = hi > clip_below_mm
-        if not keep.all():
-            local, bottom, lo, hi, which = local[keep], bottom[keep], lo[keep], hi[keep], which[keep]
-        lo = np.maximum(lo, clip_below_mm)
-        cuts = np.concatenate([[0], np.flatnonzero(np.diff(which)) + 1, [len(local)]])
-    else:
-        cuts = shape._slice_cuts
-    if not len(local):
-        return np.zeros((0, 2)), np.zeros((0, 3)), []
-    xyz = pose_points(local, x, y, heading_deg, out=np.empty((len(local), 3)))
-    np.negative(np.where(bottom, lo, hi), out=xyz[:, 2])
-    px = cam.project(xyz)
-    idx = [a + cv2.convexHull(px[a:b].astype(np.float32), returnPoints=False).ravel()
-           for a, b in zip(cuts[:-1], cuts[1:])]
-    return px, xyz, idx
+    rad = np.radians(heading_deg)
+    xyz, px, verts, starts = silhouette_kernel(
+        *shape.stacked, float(x), float(y), float(np.cos(rad)), float(np.sin(rad)), float(base_mm),
+        0.0 if clip_below_mm is None else float(clip_below_mm), clip_below_mm is not None, kernel_camera(cam))
+    return px, xyz, np.split(verts, starts[1:]) if len(verts) else []
 
 
 def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
-    """Signed distance (px) of points to the union of convex polygons: negative inside.
+    """Signed distance (px) of points to the union of convex polygons: negative inside (infinite
+    where there are none).  Compiled: see :func:`vision.kernels.signed_distance_edges`."""
+    a, b, starts = polygon_edges(hulls)
+    if not len(a):
+        return np.full(len(points), np.inf)
+    return signed_distance_edges(np.ascontiguousarray(points, dtype=np.float64), a, b, starts, False)[0]
 
-    All polygons' edges at once, on x and y planes of shape (N, edges) (reductions over a trailing
-    axis of 2 are slow in numpy), reduced per polygon with ``reduceat``: the pose fit calls this
-    thousands of times per frame."""
-    return signed_distance_grad(points, hulls, grad=False)[0]
 
-
-def signed_distance_grad(points: np.ndarray, hulls: list[np.ndarray], grad: bool = True):
-    """:func:`signed_distance` and, if ``grad``, where each point's distance comes from: its gradient
-    with respect to the point's position (N, 2; the unit vector from the nearest boundary point of
-    the nearest polygon, outward; zero on the boundary), that boundary point's edge (an index into
-    the polygons' edges, in order, each polygon's edge j from its vertex j to j + 1) and its place
-    along the edge (0..1).  (Compiled: see :func:`vision.kernels.signed_distance_edges`.)"""
-    hulls = [h for h in hulls if len(h)]
+def polygon_edges(hulls: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges of polygons, one polygon's after another's: each edge's first vertex (E, 2), the
+    edge as a vector to the next vertex round its polygon (E, 2), and where each non-empty
+    polygon's edges begin (H,)."""
+    hulls = [np.asarray(h, dtype=np.float64) for h in hulls if len(h)]
     if not hulls:
-        n = len(points)
-        return np.full(n, np.inf), ((np.zeros((n, 2)), np.zeros(n, int), np.zeros(n)) if grad else None)
-    starts = np.cumsum([0] + [len(h) for h in hulls[:-1]])
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int64)
     a = np.concatenate(hulls)
-    b = np.concatenate([np.concatenate([h[1:], h[:1]]) for h in hulls]) - a   # the edges
-    sd, g, e, t = signed_distance_edges(np.ascontiguousarray(points, dtype=np.float64), a, b, starts, grad)
-    return sd, ((g, e, t) if grad else None)
+    b = np.concatenate([np.roll(h, -1, axis=0) for h in hulls]) - a
+    return a, b, np.cumsum([0] + [len(h) for h in hulls[:-1]])
 
 
 @lru_cache(maxsize=64)
