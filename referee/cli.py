@@ -39,6 +39,30 @@ def _rules_error():
     return RulesError
 
 
+def _compiled(say=None) -> None:
+    """Have the pose fit compiled (numba) before the work starts, and say so where that takes a
+    while: once per install and machine, about 20 s; later, a load from the cache.  ``say(text)``
+    shows the news in a display already live (``say(None)`` takes it back); else a spinner does."""
+    import threading
+
+    from vision.kernels import compile_all
+
+    t = threading.Thread(target=compile_all, daemon=True)
+    t.start()
+    t.join(1.0)
+    if t.is_alive():
+        news = "compiling the pose fit (the first run after installing, ~20 s)"
+        if say is not None:
+            say(news)
+            t.join()
+            say(None)
+        else:
+            from rich.console import Console
+
+            with Console(stderr=True).status(news):
+                t.join()
+
+
 def _fail(message: str) -> None:
     click.echo(f"tableref: error: {message}", err=True)
     sys.exit(2)
@@ -321,6 +345,7 @@ def detect(image, calibration, as_json, overlay) -> None:
     from vision.api import detect_file, load_detector
 
     det = load_detector(calibration)
+    _compiled()
     res = detect_file(image, det)
     j = res.judgement
     if overlay:
@@ -373,12 +398,14 @@ def replay(folder, as_json, out_dir, log_path) -> None:
 
     out = Path(out_dir) if out_dir else Path("out") / f"replay-{Path(folder).resolve().name}"
     err = Console(stderr=True)
-    with Progress(TextColumn("replaying"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"),
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"),
                   TimeRemainingColumn(), console=err, transient=True, disable=as_json) as bar:
-        task = bar.add_task("frames", total=None)
+        task = bar.add_task("replaying", total=None)
 
         def on_frame(done, total):
             bar.update(task, completed=done, total=total)
+            if done == 0:  # the recording and its calibration are read: the frames are next
+                _compiled(lambda news: bar.update(task, description=news or "replaying"))
 
         if log_path:
             from .log import MatchLog
@@ -470,7 +497,11 @@ def live(camera, calibration, shots, out_dir, serve_port) -> None:
 
     out = Path(out_dir)
     summary_cal: list = []
-    summary = run_live(camera, calibration, out, shots, on_scene=show, on_calibrated=summary_cal.append)
+    def calibrated(cal):
+        summary_cal.append(cal)
+        _compiled()  # before the first frame is judged, so that it is not held up for it
+
+    summary = run_live(camera, calibration, out, shots, on_scene=show, on_calibrated=calibrated)
     con.print(f"{summary.frames} frames watched, {len(summary.settled)} settled scene(s) judged; overlays in {out}")
 
 
@@ -616,6 +647,7 @@ def bench_accuracy(scenes, games, size, workers, first_seed, true_calibration, l
 
     con = Console()
     gs = _games_opt(games)
+    _compiled()  # here, not in each worker
     todo = [None] * (scenes * len(gs))
     it = iter(track(todo, description="judging", console=Console(stderr=True)))
     rows = run(scenes, gs, _parse_size(size), workers, true_calibration, on_row=lambda r: next(it, None),
@@ -695,6 +727,7 @@ def bench_speed(frames, scenes) -> None:
 
     from .bench import bench_speed as run
 
+    _compiled()
     con = Console()
     # (drawn between tables only: a bar refreshing itself from its own thread would take time
     # from the one core the frames are timed on)

@@ -91,6 +91,8 @@ def replay(folder: str | Path, out_dir: str | Path | None = None,
     overlays: list[Path] = []
     total = rec.n_frames
     done = 0
+    if on_frame:
+        on_frame(done, total)
     match_id = None if log is None else log.start(rec.data.game, list(rec.data.players), {
         "source": "replay", "folder": str(Path(folder).resolve()), "title": rec.data.title})
     last = None
