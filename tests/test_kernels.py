@@ -249,3 +249,38 @@ def test_a_pose_with_nothing_above_the_clip_is_refused():
     assert nfev == -1 and np.isinf(fun[:-1]).all()
     with pytest.raises(ValueError, match="not finite"):
         fit_one(shape, cam, pts, 0.0, clip_below=shape.height_mm + 1)
+
+
+def _centroid_pose_with_opencv(shape, cam, oc, x, y, th, base, h_mid, iters=3):
+    """The quick pose's centre as it was worked out before it was compiled: OpenCV's hull of the
+    silhouette's vertices (in float32), its area centroid, a 2 x 2 solve per move."""
+    from vision.fit import polygon_centroid
+
+    for _ in range(iters):
+        allp = np.concatenate(silhouette_hulls(shape, cam, x, y, th, base)).astype(np.float32)
+        mc, _ = polygon_centroid(cv2.convexHull(allp).reshape(-1, 2).astype(np.float64))
+        p0 = cam.project_plane(np.array([[x, y], [x + 1.0, y], [x, y + 1.0]]), h_mid)
+        d = np.linalg.solve(np.column_stack([p0[1] - p0[0], p0[2] - p0[0]]), oc - mc)
+        x, y = x + float(d[0]), y + float(d[1])
+        if np.hypot(*d) < 0.02:
+            break
+    return x, y
+
+
+@pytest.mark.parametrize("game,kind", SHAPES)
+def test_the_quick_poses_centre_is_found_as_before(game, kind):
+    """:func:`vision.kernels.centroid_pose` against the numpy and OpenCV steps it compiles: the
+    same centre to 1e-4 mm (OpenCV rounds the hull's points to float32)."""
+    from vision.fit import polygon_centroid
+    from vision.kernels import centroid_pose
+
+    shape, cam = _shape(game, kind), _camera()
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        oc, _ = polygon_centroid(_outline(shape, cam, rng, n=50))
+        x, y, th = 250.0 + rng.normal(0, 3), 240.0 + rng.normal(0, 3), 30.0 + rng.normal(0, 10)
+        h_mid = shape.height_mm / 2
+        want = _centroid_pose_with_opencv(shape, cam, oc, x, y, th, 0.0, h_mid)
+        c, s = np.cos(np.radians(th)), np.sin(np.radians(th))
+        got = centroid_pose(oc[0], oc[1], *shape.stacked, x, y, c, s, 0.0, 0.0, False, kernel_camera(cam), h_mid, 3)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-4)

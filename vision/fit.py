@@ -18,7 +18,7 @@ import shapely
 from calibration.camera import CameraModel
 from tableref.config import VisionConfig
 
-from .kernels import fit_pose, kernel_camera
+from .kernels import centroid_pose, fit_pose, kernel_camera
 from .silhouette import PieceShape, footprint_mm, main_axis, signed_distance, silhouette_hulls
 
 
@@ -362,18 +362,12 @@ def fast_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: 
         headings = [0.0]
     best = None
     h_mid = base_mm + shape.height_mm / 2
+    cam_p = kernel_camera(cam)
     for th in headings[:2]:
-        cx, cy = x, y
-        for _ in range(iters):
-            hulls = silhouette_hulls(shape, cam, cx, cy, th, base_mm, clip_below)
-            allp = np.concatenate(hulls).astype(np.float32)
-            mc, _ = polygon_centroid(cv2.convexHull(allp).reshape(-1, 2).astype(np.float64))
-            p0 = cam.project_plane(np.array([[cx, cy], [cx + 1.0, cy], [cx, cy + 1.0]]), h_mid)
-            J = np.column_stack([p0[1] - p0[0], p0[2] - p0[0]])
-            d = np.linalg.solve(J, oc - mc)
-            cx, cy = cx + float(d[0]), cy + float(d[1])
-            if np.hypot(*d) < 0.02:
-                break
+        rad = np.radians(th)
+        cx, cy = centroid_pose(float(oc[0]), float(oc[1]), *shape.stacked, float(x), float(y), float(np.cos(rad)),
+                               float(np.sin(rad)), float(base_mm), 0.0 if clip_below is None else float(clip_below),
+                               clip_below is not None, cam_p, float(h_mid), iters)
         hulls = silhouette_hulls(shape, cam, cx, cy, th, base_mm, clip_below)
         sd = signed_distance(pts_px, hulls)
         infl = float(np.median(sd))

@@ -686,3 +686,51 @@ def compile_all() -> None:
                  np.array([0.3, 0.2, 0.0]) if fixed else np.array([0.3, 0.2, 1.0, 0.0]), 0.0, fixed, 0.0, 0.0, False,
                  cam, 1.0, np.ones(3) if fixed else np.ones(4), 1.0, 5, 1e-4, 1e-4, 1e-3, 1.0, 0.0)
     signed_distance_edges(pts, sq, np.roll(sq, -1, axis=0) - sq, np.zeros(1, np.int64), False)
+
+
+@njit(cache=True, nogil=True)
+def centroid_pose(oc_x, oc_y, local, bottom, h0, h1, which, x, y, c, s, base, clip, has_clip, cam, h_mid,
+                  iters):  # pragma: no cover - compiled
+    """The quick pose's centre (table mm): from ``(x, y)``, moved until the area centroid of the
+    posed silhouette's convex hull falls on the outline's ``(oc_x, oc_y)`` (image px), at most
+    ``iters`` times, each move by the image motion of a point ``h_mid`` mm up (the heading's
+    cosine and sine ``c``, ``s``).  See :func:`vision.fit.fast_pose`."""
+    grid = np.empty((3, 3))
+    for _ in range(iters):
+        _, px, verts, _ = silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, base, clip, has_clip, cam)
+        pts = px[verts]
+        out = np.empty(pts.shape[0], np.int64)
+        k = _hull_of(pts, 0, pts.shape[0], out, 0)
+        a2 = 0.0
+        sx = 0.0
+        sy = 0.0
+        for i in range(k):
+            p, q = out[i], out[(i + 1) % k]
+            cross = pts[p, 0] * pts[q, 1] - pts[q, 0] * pts[p, 1]
+            a2 += cross
+            sx += (pts[p, 0] + pts[q, 0]) * cross
+            sy += (pts[p, 1] + pts[q, 1]) * cross
+        if abs(a2 / 2) < 1e-9:
+            mx = 0.0
+            my = 0.0
+            for i in range(k):
+                mx += pts[out[i], 0] / k
+                my += pts[out[i], 1] / k
+        else:
+            mx = sx / (3 * a2)
+            my = sy / (3 * a2)
+        grid[0, 0], grid[0, 1], grid[0, 2] = x, y, -h_mid
+        grid[1, 0], grid[1, 1], grid[1, 2] = x + 1.0, y, -h_mid
+        grid[2, 0], grid[2, 1], grid[2, 2] = x, y + 1.0, -h_mid
+        p0 = project_points(grid, cam)
+        j00, j01 = p0[1, 0] - p0[0, 0], p0[2, 0] - p0[0, 0]
+        j10, j11 = p0[1, 1] - p0[0, 1], p0[2, 1] - p0[0, 1]
+        det = j00 * j11 - j01 * j10
+        rx, ry = oc_x - mx, oc_y - my
+        dx = (j11 * rx - j01 * ry) / det
+        dy = (-j10 * rx + j00 * ry) / det
+        x += dx
+        y += dy
+        if np.sqrt(dx * dx + dy * dy) < 0.02:
+            break
+    return x, y
