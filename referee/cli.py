@@ -39,14 +39,17 @@ def _rules_error():
     return RulesError
 
 
-def _compiled(say=None) -> None:
+def _compiled(say=None) -> float:
     """Have the pose fit compiled (numba) before the work starts, and say so where that takes a
     while: once per install and machine, about 20 s; later, a load from the cache.  ``say(text)``
-    shows the news in a display already live (``say(None)`` takes it back); else a spinner does."""
+    shows the news in a display already live (``say(None)`` takes it back); else a spinner does.
+    Returns the seconds it took."""
     import threading
+    import time
 
     from vision.kernels import compile_all
 
+    t0 = time.perf_counter()
     t = threading.Thread(target=compile_all, daemon=True)
     t.start()
     t.join(1.0)
@@ -61,6 +64,7 @@ def _compiled(say=None) -> None:
 
             with Console(stderr=True).status(news):
                 t.join()
+    return time.perf_counter() - t0
 
 
 def _fail(message: str) -> None:
@@ -402,10 +406,12 @@ def replay(folder, as_json, out_dir, log_path) -> None:
                   TimeRemainingColumn(), console=err, transient=True, disable=as_json) as bar:
         task = bar.add_task("replaying", total=None)
 
+        compiling = [0.0]
+
         def on_frame(done, total):
             bar.update(task, completed=done, total=total)
             if done == 0:  # the recording and its calibration are read: the frames are next
-                _compiled(lambda news: bar.update(task, description=news or "replaying"))
+                compiling[0] = _compiled(lambda news: bar.update(task, description=news or "replaying"))
 
         if log_path:
             from .log import MatchLog
@@ -435,7 +441,8 @@ def replay(folder, as_json, out_dir, log_path) -> None:
     for name, score in zip(res.players, res.scores):
         t.add_row(name + (" (winner)" if name in res.winners and len(res.winners) == 1 else ""), str(score))
     con.print(t)
-    con.print(f"{res.frames} frames judged in {res.seconds:.1f} s; {res.reviews} verdict(s) to confirm; "
+    once = f" ({compiling[0]:.0f} s of it compiling the pose fit, once)" if compiling[0] >= 1.0 else ""
+    con.print(f"{res.frames} frames judged in {res.seconds:.1f} s{once}; {res.reviews} verdict(s) to confirm; "
               f"overlays in {out}")
     if log_path:
         click.echo(logged)

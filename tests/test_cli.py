@@ -166,3 +166,21 @@ def test_flagged_pieces_are_the_true_pieces_whose_match_the_reading_flagged():
     assert flagged_pieces(s, np.array([True, False, True])) == {2, 3}
     assert flagged_pieces(s, np.array([False, True, False])) == {0}
     assert flagged_pieces(s, np.zeros(3, bool)) == set()
+
+
+def test_a_slow_compile_is_announced_and_taken_back(monkeypatch):
+    """The first run after installing compiles the pose fit (~20 s): past a second the CLI says so
+    in the display it is given, takes the news back when done, and reports the time."""
+    import time
+
+    import vision.kernels
+    from referee.cli import _compiled
+
+    said = []
+    monkeypatch.setattr(vision.kernels, "compile_all", lambda: time.sleep(1.3))
+    took = _compiled(said.append)
+    assert said[0].startswith("compiling the pose fit") and said[1:] == [None]
+    assert 1.3 <= took < 5
+    said.clear()
+    monkeypatch.setattr(vision.kernels, "compile_all", lambda: None)   # (cached: nothing to say)
+    assert _compiled(said.append) < 1.0 and said == []
