@@ -1,14 +1,18 @@
-"""The pose fit's inner arithmetic, compiled (numba): image px in, image px out.
+"""The pose fit, compiled (numba): outline points in image px, poses in table mm.
 
-The pose fit evaluates an outline's signed distances to a silhouette, and their Jacobian, a
-thousand times and more a frame, on ~56 points against ~20 edges.  Written with numpy, each call
-builds a dozen (points x edges) planes and pays numpy's per-call cost on each; compiled, one pass
-over the pairs does it.  The arithmetic is numpy's own, operation for operation, so the results are
-the same to the bit (``tests/test_kernels.py`` holds them to the numpy formulation they replace).
+A frame poses ~50 piece models, each by a dozen robust least-squares steps over ~56 outline points
+and ~20 silhouette edges.  Written with numpy and OpenCV, every step paid a dozen calls' overhead;
+here one call does a whole fit (:func:`fit_pose`): the model's points posed on the table, projected
+through the camera (:func:`project_points`, OpenCV's lens model), their convex hulls
+(:func:`silhouette_kernel`), the outline's signed distances to them
+(:func:`signed_distance_edges`), the analytic Jacobian, and scipy's Trust Region Reflective steps.
+:func:`centroid_pose` does the quick pose's centroid steps.  ``tests/test_kernels.py`` holds each
+part to what it replaced: numpy's distances to the bit, OpenCV's projection and hulls, LAPACK's
+SVD, scipy's solver.
 
 Compiled on first use and cached on disk (numba's ``cache=True``: next to this file, or in the
-user's cache folder where that is read-only), so only the first run on a machine pays the ~seconds
-of compiling.
+user's cache folder where that is read-only): the first run on a machine compiles for ~20 s, later
+ones load the cache.  :func:`compile_all` does it up front.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ def signed_distance_edges(points, a, b, starts, grad):  # pragma: no cover - com
     point's gradient (N, 2; unit, outward; zero on the boundary), its nearest edge of the nearest
     polygon (N,) and the place along that edge (0..1) of the nearest boundary point (N,).
 
-    Ties and order as :func:`vision.silhouette.signed_distance_grad`'s numpy formulation: the
+    Ties and order as the numpy formulation it replaced (see tests/test_kernels.py): the
     first polygon of the least signed distance, its first edge of the least distance."""
     n = points.shape[0]
     n_edges = a.shape[0]
