@@ -14,6 +14,7 @@ from vision import kernels
 from vision.fit import _JAC_TURN, JAC_STEP, fit_one
 from vision.kernels import (
     camera_params,
+    clip_height,
     fit_pose,
     kernel_camera,
     project_points,
@@ -132,8 +133,7 @@ def test_silhouettes_are_opencvs_convex_hulls_of_the_projected_slices(game, kind
     local, bottom, h0, h1, which = shape.stacked
     for x, y, th in [(250.0, 240.0, 30.0), (40.0, 400.0, 200.0)]:
         c, s = np.cos(np.radians(th)), np.sin(np.radians(th))
-        xyz, px, verts, starts = silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, 0.0,
-                                                   0.0 if clip is None else clip, clip is not None,
+        xyz, px, verts, starts = silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, 0.0, clip_height(clip),
                                                    kernel_camera(cam))
         np.testing.assert_allclose(px, cam.project(xyz), rtol=0, atol=1e-9)
         polys = [px[v] for v in np.split(verts, starts[1:])]
@@ -167,7 +167,7 @@ class CompiledModel:
 
     def __init__(self, shape, cam, pts, base=0.0, clip=None, prior=0.5, heading=None):
         self.args = (np.ascontiguousarray(pts, dtype=np.float64), *shape.stacked)
-        self.rest = (base, 0.0 if clip is None else clip, clip is not None, kernel_camera(cam), prior)
+        self.rest = (base, clip_height(clip), kernel_camera(cam), prior)
         self.heading, self.cam = heading, kernel_camera(cam)
         self.prior = prior
 
@@ -282,5 +282,5 @@ def test_the_quick_poses_centre_is_found_as_before(game, kind):
         h_mid = shape.height_mm / 2
         want = _centroid_pose_with_opencv(shape, cam, oc, x, y, th, 0.0, h_mid)
         c, s = np.cos(np.radians(th)), np.sin(np.radians(th))
-        got = centroid_pose(oc[0], oc[1], *shape.stacked, x, y, c, s, 0.0, 0.0, False, kernel_camera(cam), h_mid, 3)
+        got = centroid_pose(oc[0], oc[1], *shape.stacked, x, y, c, s, 0.0, clip_height(None), kernel_camera(cam), h_mid, 3)
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-4)

@@ -18,7 +18,7 @@ import shapely
 from calibration.camera import CameraModel
 from tableref.config import VisionConfig
 
-from .kernels import centroid_pose, fit_pose, kernel_camera
+from .kernels import centroid_pose, clip_height, fit_pose, kernel_camera
 from .silhouette import PieceShape, footprint_mm, main_axis, signed_distance, silhouette_hulls
 
 
@@ -226,7 +226,7 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
     best = None
     pts_c = np.ascontiguousarray(pts_px, dtype=np.float64)
     cam_p = kernel_camera(cam)
-    clip = 0.0 if clip_below is None else float(clip_below)
+    clip = clip_height(clip_below)
     for th0 in headings:
         if fixed_heading:
             p0 = np.array([x0, y0, 0.0])
@@ -235,7 +235,7 @@ def fit_one(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: fl
             p0 = np.array([x0, y0, th0, 0.0])
             scale = np.array([0.5, 0.5, 2.0, 0.3])
         p, fun, nfev = fit_pose(pts_c, *shape.stacked, p0.astype(np.float64), float(th0), fixed_heading,
-                                float(base_mm), clip, clip_below is not None, cam_p, float(prior_w / blur_px), scale,
+                                float(base_mm), clip, cam_p, float(prior_w / blur_px), scale,
                                 float(robust_px), 20, 1e-4, 1e-4, JAC_STEP, *_JAC_TURN)
         if nfev < 0:
             raise ValueError("Residuals are not finite in the initial point.")
@@ -366,8 +366,8 @@ def fast_pose(shape: PieceShape, cam: CameraModel, pts_px: np.ndarray, base_mm: 
     for th in headings[:2]:
         rad = np.radians(th)
         cx, cy = centroid_pose(float(oc[0]), float(oc[1]), *shape.stacked, float(x), float(y), float(np.cos(rad)),
-                               float(np.sin(rad)), float(base_mm), 0.0 if clip_below is None else float(clip_below),
-                               clip_below is not None, cam_p, float(h_mid), iters)
+                               float(np.sin(rad)), float(base_mm), clip_height(clip_below), cam_p, float(h_mid),
+                               iters)
         hulls = silhouette_hulls(shape, cam, cx, cy, th, base_mm, clip_below)
         sd = signed_distance(pts_px, hulls)
         infl = float(np.median(sd))

@@ -187,6 +187,12 @@ def camera_params(R: np.ndarray, tvec: np.ndarray, K: np.ndarray, dist: np.ndarr
     return out
 
 
+def clip_height(clip_below_mm: float | None) -> float:
+    """The kernels' ``clip``: the height (mm) below which a posed piece is hidden (a disc sunk in a
+    pit shows only what rises above the board); minus infinity where nothing is."""
+    return -np.inf if clip_below_mm is None else float(clip_below_mm)
+
+
 _CAMERAS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -290,16 +296,17 @@ def _hull_of(px, lo, hi, out, n_out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, base, clip, has_clip, cam):  # pragma: no cover
+def silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, base, clip, cam):  # pragma: no cover
     """A posed piece's model points (table mm, (M, 3), z down) and their image px (M, 2), and its
     silhouette's convex polygons: their vertices (indices into those points, one after another)
-    and where each polygon's vertices begin — :func:`vision.silhouette.silhouette_vertices`, its
-    heading given by its cosine and sine ``c``, ``s``."""
+    and where each polygon's vertices begin — :func:`vision.silhouette.silhouette_hulls`, its
+    heading given by its cosine and sine ``c``, ``s``, what lies below ``clip`` mm hidden (see
+    :func:`clip_height`)."""
     n = local.shape[0]
     keep = np.empty(n, np.bool_)
     m = 0
     for i in range(n):
-        keep[i] = (not has_clip) or base + h1[i] > clip
+        keep[i] = base + h1[i] > clip
         m += keep[i]
     xyz = np.empty((m, 3))
     slice_of = np.empty(m, np.int64)
@@ -310,9 +317,7 @@ def silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, base, clip, has_
         lx, ly = local[i, 0], local[i, 1]
         xyz[j, 0] = c * lx - s * ly + x
         xyz[j, 1] = s * lx + c * ly + y
-        lo = base + h0[i]
-        if has_clip:
-            lo = max(lo, clip)
+        lo = max(base + h0[i], clip)
         xyz[j, 2] = -(lo if bottom[i] else base + h1[i])
         slice_of[j] = which[i]
         j += 1
@@ -334,13 +339,13 @@ def silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, base, clip, has_
 
 
 @njit(cache=True, nogil=True)
-def _model_eval(pts, local, bottom, h0, h1, which, p, heading, fixed, base, clip, has_clip, cam, prior):  # pragma: no cover
+def _model_eval(pts, local, bottom, h0, h1, which, p, heading, fixed, base, clip, cam, prior):  # pragma: no cover
     """Residuals (N + 1: the points' signed distances less the inflation, and the inflation's
     prior) of pose ``p`` (x, y[, heading], inflation), and what their Jacobian needs."""
     th = heading if fixed else p[2]
     rad = np.radians(th)
     xyz, px, verts, starts = silhouette_kernel(local, bottom, h0, h1, which, p[0], p[1], np.cos(rad),
-                                               np.sin(rad), base, clip, has_clip, cam)
+                                               np.sin(rad), base, clip, cam)
     n = pts.shape[0]
     f = np.empty(n + 1)
     infl = p[p.shape[0] - 1]
@@ -418,15 +423,6 @@ def _mat_vec(A, v):  # pragma: no cover - compiled
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
             out[i] += A[i, j] * v[j]
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _mat_t_vec(A, v):  # pragma: no cover - compiled
-    out = np.zeros(A.shape[1])
-    for i in range(A.shape[0]):
-        for j in range(A.shape[1]):
-            out[j] += A[i, j] * v[i]
     return out
 
 
@@ -582,7 +578,7 @@ def _trust_region_step(n, m, uf, s, V, Delta, initial_alpha):  # pragma: no cove
 
 
 @njit(cache=True, nogil=True)
-def fit_pose(pts, local, bottom, h0, h1, which, x0, heading, fixed, base, clip, has_clip, cam, prior,
+def fit_pose(pts, local, bottom, h0, h1, which, x0, heading, fixed, base, clip, cam, prior,
              x_scale, f_scale, max_nfev, xtol, ftol, step, c_step, s_step):  # pragma: no cover - compiled
     """Pose one piece model to an outline (image px): ``x0`` = x mm, y mm[, heading deg], inflation
     px (the heading ``heading`` and not fitted if ``fixed``), robustly (soft-l1, scale
@@ -595,8 +591,8 @@ def fit_pose(pts, local, bottom, h0, h1, which, x0, heading, fixed, base, clip, 
     Returns the solution, its residuals (N + 1) and the residual evaluations made (-1: not finite
     at ``x0``)."""
     x = x0.copy()
-    f, g, t, v0, v1, xyz = _model_eval(pts, local, bottom, h0, h1, which, x, heading, fixed, base, clip,
-                                       has_clip, cam, prior)
+    f, g, t, v0, v1, xyz = _model_eval(pts, local, bottom, h0, h1, which, x, heading, fixed, base, clip, cam,
+                                       prior)
     if not _all_finite(f):
         return x, f, -1
     J = _model_jacobian(x, fixed, g, t, v0, v1, xyz, cam, prior, step, c_step, s_step)
@@ -606,7 +602,7 @@ def fit_pose(pts, local, bottom, h0, h1, which, x0, heading, fixed, base, clip, 
     rho = _soft_l1_rho(f, f_scale)
     cost = 0.5 * rho[0].sum()
     J, f = _scale_for_loss(J, f, rho)
-    grad = _mat_t_vec(J, f)
+    grad = _mat_vec(J.T, f)
     d = x_scale
     Delta = _norm(x / x_scale)
     if Delta == 0:
@@ -621,7 +617,7 @@ def fit_pose(pts, local, bottom, h0, h1, which, x0, heading, fixed, base, clip, 
         g_h = d * grad
         J_h = J * d
         U, s, V = svd_thin(J_h)
-        uf = _mat_t_vec(U, f)
+        uf = _mat_vec(U.T, f)
         actual_reduction = -1.0
         x_new = x
         f_new = f
@@ -633,7 +629,7 @@ def fit_pose(pts, local, bottom, h0, h1, which, x0, heading, fixed, base, clip, 
             stp = d * step_h
             x_new = x + stp
             f_new, g, t, v0, v1, xyz = _model_eval(pts, local, bottom, h0, h1, which, x_new, heading, fixed, base,
-                                                   clip, has_clip, cam, prior)
+                                                   clip, cam, prior)
             nfev += 1
             step_h_norm = _norm(step_h)
             if not _all_finite(f_new):
@@ -668,7 +664,7 @@ def fit_pose(pts, local, bottom, h0, h1, which, x0, heading, fixed, base, clip, 
             J = _model_jacobian(x, fixed, g, t, v0, v1, xyz, cam, prior, step, c_step, s_step)
             rho = _soft_l1_rho(f_new, f_scale)
             J, f = _scale_for_loss(J, f_new, rho)
-            grad = _mat_t_vec(J, f)
+            grad = _mat_vec(J.T, f)
         elif done or nfev >= max_nfev:
             break
     return x, f_true, nfev
@@ -687,21 +683,19 @@ def compile_all() -> None:
     pts = np.vstack([pts, pts[:, ::-1]])
     for fixed in (True, False):
         fit_pose(pts, local, bottom, np.zeros(8), np.full(8, 2.0), np.zeros(8, np.int64),
-                 np.array([0.3, 0.2, 0.0]) if fixed else np.array([0.3, 0.2, 1.0, 0.0]), 0.0, fixed, 0.0, 0.0, False,
-                 cam, 1.0, np.ones(3) if fixed else np.ones(4), 1.0, 5, 1e-4, 1e-4, 1e-3, 1.0, 0.0)
+                 np.array([0.3, 0.2, 0.0]) if fixed else np.array([0.3, 0.2, 1.0, 0.0]), 0.0, fixed, 0.0, -np.inf, cam, 1.0, np.ones(3) if fixed else np.ones(4), 1.0, 5, 1e-4, 1e-4, 1e-3, 1.0, 0.0)
     signed_distance_edges(pts, sq, np.roll(sq, -1, axis=0) - sq, np.zeros(1, np.int64), False)
 
 
 @njit(cache=True, nogil=True)
-def centroid_pose(oc_x, oc_y, local, bottom, h0, h1, which, x, y, c, s, base, clip, has_clip, cam, h_mid,
-                  iters):  # pragma: no cover - compiled
+def centroid_pose(oc_x, oc_y, local, bottom, h0, h1, which, x, y, c, s, base, clip, cam, h_mid, iters):  # pragma: no cover - compiled
     """The quick pose's centre (table mm): from ``(x, y)``, moved until the area centroid of the
     posed silhouette's convex hull falls on the outline's ``(oc_x, oc_y)`` (image px), at most
     ``iters`` times, each move by the image motion of a point ``h_mid`` mm up (the heading's
     cosine and sine ``c``, ``s``).  See :func:`vision.fit.fast_pose`."""
     grid = np.empty((3, 3))
     for _ in range(iters):
-        _, px, verts, _ = silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, base, clip, has_clip, cam)
+        _, px, verts, _ = silhouette_kernel(local, bottom, h0, h1, which, x, y, c, s, base, clip, cam)
         pts = px[verts]
         out = np.empty(pts.shape[0], np.int64)
         k = _hull_of(pts, 0, pts.shape[0], out, 0)

@@ -18,7 +18,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.profile import PieceSpec
 
-from .kernels import kernel_camera, signed_distance_edges, silhouette_kernel
+from .kernels import clip_height, kernel_camera, signed_distance_edges, silhouette_kernel
 
 
 def main_axis(xy: np.ndarray) -> tuple[float, np.ndarray]:
@@ -135,20 +135,10 @@ def silhouette_hulls(shape: PieceShape, cam: CameraModel, x: float, y: float, he
     ``clip_below_mm``: hide what lies below that height (a disc sunk in a pit shows only the part
     above the board surface).
     """
-    px, _, idx = silhouette_vertices(shape, cam, x, y, heading_deg, base_mm, clip_below_mm)
-    return [px[i] for i in idx]
-
-
-def silhouette_vertices(shape: PieceShape, cam: CameraModel, x: float, y: float, heading_deg: float,
-                        base_mm: float, clip_below_mm: float | None = None
-                        ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """What :func:`silhouette_hulls` is made of: the model's points in the image (px, (M, 2)) and
-    on the table (mm, (M, 3), z down), and each convex polygon as indices into them."""
     rad = np.radians(heading_deg)
-    xyz, px, verts, starts = silhouette_kernel(
-        *shape.stacked, float(x), float(y), float(np.cos(rad)), float(np.sin(rad)), float(base_mm),
-        0.0 if clip_below_mm is None else float(clip_below_mm), clip_below_mm is not None, kernel_camera(cam))
-    return px, xyz, np.split(verts, starts[1:]) if len(verts) else []
+    _, px, verts, starts = silhouette_kernel(*shape.stacked, float(x), float(y), float(np.cos(rad)), float(np.sin(rad)),
+                                             float(base_mm), clip_height(clip_below_mm), kernel_camera(cam))
+    return [px[v] for v in np.split(verts, starts[1:])] if len(verts) else []
 
 
 def signed_distance(points: np.ndarray, hulls: list[np.ndarray]) -> np.ndarray:
