@@ -82,6 +82,11 @@ def _normalized_grid(key: tuple) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(up[..., 0]), np.ascontiguousarray(up[..., 1])
 
 
+# the radiance, depth and labels of the last table rendered without pieces (one: a table is photographed
+# empty, then with its pieces, before the next); see SceneRenderer._on_background
+_BACKGROUND: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
 class Raster:
     """Frame buffers and the face rasteriser for one camera at one (supersampled) resolution."""
 
@@ -96,6 +101,18 @@ class Raster:
         self.label = np.full((h, w), LABEL_NONE, np.int32)
         self.R = camera.pose.R
         self.t = camera.pose.tvec
+        # (drawing on a background rendered before: see SceneRenderer._on_background)
+        self.bound: np.ndarray | None = None  # a pixel is drawn only where its depth is at most this
+        self.only: np.ndarray | None = None   # ... and only where this (bool) is set
+
+    def _visible(self, ok: np.ndarray, depth: np.ndarray, y0: int, x0: int) -> np.ndarray:
+        """``ok`` (the box at (x0, y0) of the image) narrowed by :attr:`bound` and :attr:`only`."""
+        box = (slice(y0, y0 + ok.shape[0]), slice(x0, x0 + ok.shape[1]))
+        if self.bound is not None:
+            ok &= depth <= self.bound[box]
+        if self.only is not None:
+            ok &= self.only[box]
+        return ok
 
     def face(self, poly: np.ndarray, shade, label: int, holes: list[np.ndarray] = (), max_seg_mm: float = 3.0,
              cull: bool = True) -> None:
@@ -136,7 +153,7 @@ class Raster:
         with np.errstate(divide="ignore", invalid="ignore"):
             depth = np.float32(c_c) / denom
         ok = (mask > 0) & (depth > 0) & (depth < self.depth[y0:y1, x0:x1])
-        self._fill(y0, x0, ok, depth, shade, n, label)
+        self._fill(y0, x0, self._visible(ok, depth, y0, x0), depth, shade, n, label)
 
     def _fill(self, y0: int, x0: int, ok: np.ndarray, depth: np.ndarray, shade, n: np.ndarray, label: int) -> None:
         """Shade the pixels of the box at (x0, y0) of the whole image where ``ok`` is set, whose rays meet
@@ -170,7 +187,7 @@ class Raster:
         with np.errstate(divide="ignore", invalid="ignore"):
             depth = np.float32(c_c) / denom
         ok = (depth > 0) & (depth < self.depth)
-        self._fill(0, 0, ok, depth, shade, n, label)
+        self._fill(0, 0, self._visible(ok, depth, 0, 0), depth, shade, n, label)
 
 
 class ShadowMap:
@@ -365,18 +382,46 @@ class SceneRenderer:
         sh_board.finish(0.8 + 0.0015 * lamp_h)
         sh_table.finish(1.2 + 0.0015 * lamp_h)
 
-        # --- the pieces
+        key = self._background_key()
+        bg = _BACKGROUND.get(key)
+        if bg is not None:
+            color, label = self._on_background(bg, solids, sh_board, sh_table, tb)
+        else:
+            ras = Raster(self.camera)
+            self._draw_pieces(ras, solids)
+            self._draw_background(ras, sh_board, sh_table, tb)
+            if not sc.pieces and not sc.hands:  # (the table alone: kept for the photos of it with pieces)
+                _BACKGROUND.clear()
+                _BACKGROUND[key] = (ras.color.copy(), ras.depth.copy(), ras.label.copy())
+            color, label = ras.color, ras.label
+
+        # --- the sensor
+        radiance = color
+        if self.s > 1:
+            radiance = cv2.resize(radiance, self.out_camera.image_size, interpolation=cv2.INTER_AREA)
+            lab = label[self.s // 2::self.s, self.s // 2::self.s][: self.out_camera.image_size[1],
+                                                                  : self.out_camera.image_size[0]]
+        else:
+            lab = label
+        image, jpeg = apply_sensor(radiance, sc.sensor, sc.lighting, self.out_camera, self.rng)
+        return RenderResult(image=image, label=np.ascontiguousarray(lab), jpeg=jpeg)
+
+    def _draw_pieces(self, ras: Raster, solids: list) -> None:
+        """The pieces and the hands."""
         for p, spec, prisms in solids:
             self._render_piece(ras, p, spec, prisms)
-        for hd in sc.hands:
+        for hd in self.scene.hands:
             self._render_hand(ras, hd)
 
-        # --- the boards
+    def _draw_background(self, ras: Raster, sh_board: ShadowMap, sh_table: ShadowMap,
+                         tb: tuple[float, float, float, float]) -> None:
+        """The boards and the table (``tb``: its visible bounds, table mm), where nothing drawn
+        before is nearer."""
+        sc = self.scene
         for ti, pl in enumerate(sc.placements):
             tile = self.profile.tile(pl.tile)
             self._render_tile(ras, ti, tile, pl, sh_board, sh_table)
-
-        # --- the table
+        T = self.layout.table_depth_mm
         tx0, ty0, tx1, ty1 = tb
         table_ppm = float(np.clip(self.art_ppm * 0.6, 1.0, 3.0))
         tw, th = int((tx1 - tx0) * table_ppm) + 2, int((ty1 - ty0) * table_ppm) + 2
@@ -389,16 +434,60 @@ class SceneRenderer:
 
         ras.plane_fill(T, shade_table, LABEL_TABLE)
 
-        # --- the sensor
-        radiance = ras.color
-        if self.s > 1:
-            radiance = cv2.resize(radiance, self.out_camera.image_size, interpolation=cv2.INTER_AREA)
-            lab = ras.label[self.s // 2::self.s, self.s // 2::self.s][: self.out_camera.image_size[1],
-                                                                      : self.out_camera.image_size[0]]
-        else:
-            lab = ras.label
-        image, jpeg = apply_sensor(radiance, sc.sensor, sc.lighting, self.out_camera, self.rng)
-        return RenderResult(image=image, label=np.ascontiguousarray(lab), jpeg=jpeg)
+    def _background_key(self) -> tuple:
+        """What the boards' and the table's radiance (before the pieces' shadows) is made of: the
+        scene but for its pieces, hands and shot, the profile and the resolution."""
+        table = self.scene.model_dump_json(exclude={"pieces", "hands", "shot", "image"})
+        return (table, self.profile.data.model_dump_json(), self.s, self.art_ppm)
+
+    def _on_background(self, bg: tuple, solids: list, sh_board: ShadowMap, sh_table: ShadowMap,
+                       tb: tuple[float, float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+        """The radiance and labels of the scene drawn on ``bg``, the same table rendered without
+        pieces (colour, depth, labels): the pieces and hands are drawn where they are at least as
+        near as the table's surfaces (they are drawn first, and a later surface must be nearer),
+        and the table's surfaces are shaded again only where a shadow may fall
+        (:meth:`_shadowed_px`).  Every pixel comes out as a whole render draws it, to the bit: a
+        pixel's shade does not depend on which others are shaded with it."""
+        b_color, b_depth, b_label = bg
+        front = Raster(self.camera)
+        front.bound = b_depth
+        self._draw_pieces(front, solids)
+        drawn = np.isfinite(front.depth)
+        color, label = b_color.copy(), b_label.copy()
+        again = self._shadowed_px(sh_board, sh_table) & ~drawn
+        if again.any():
+            back = Raster(self.camera)
+            back.only = again
+            self._draw_background(back, sh_board, sh_table, tb)
+            color[again] = back.color[again]
+        color[drawn] = front.color[drawn]
+        label[drawn] = front.label[drawn]
+        return color, label
+
+    def _shadowed_px(self, sh_board: ShadowMap, sh_table: ShadowMap) -> np.ndarray:
+        """The pixels (bool, at the render's resolution) whose board, pit floor or table point may
+        sample a shadow map where it is not zero: more than those, never fewer."""
+        w, h = self.camera.image_size
+        need = np.zeros((h, w), np.uint8)
+        pits = {float(pit.depth_mm) for pl in self.scene.placements for pit in self.profile.tile(pl.tile).pits}
+        for sm, zs in ((sh_board, [0.0, *sorted(pits)]), (sh_table, [self.layout.table_depth_mm])):
+            nz = (sm.map != 0).astype(np.uint8)
+            n, _, stats, _ = cv2.connectedComponentsWithStats(nz, connectivity=8)
+            for x, y, bw, bh, _ in stats[1:n]:
+                # the cells a bilinear sample near the shadow's reads, with a cell to spare, in table mm
+                u = np.linspace(x - 3, x + bw + 3, 24)
+                v = np.linspace(y - 3, y + bh + 3, 24)
+                ring = np.concatenate([np.column_stack([u, np.full_like(u, v[0])]),
+                                       np.column_stack([np.full_like(v, u[-1]), v]),
+                                       np.column_stack([u[::-1], np.full_like(u, v[-1])]),
+                                       np.column_stack([np.full_like(v, u[0]), v[::-1]])])
+                xy = ring / sm.s + [sm.x0, sm.y0]
+                for z in zs:
+                    px = self.camera.project(np.column_stack([xy, np.full(len(xy), z)]))
+                    if not np.all(np.isfinite(px)):
+                        return np.ones((h, w), bool)
+                    cv2.fillPoly(need, [np.round(px).astype(np.int32)], 1)
+        return cv2.dilate(need, np.ones((9, 9), np.uint8)).astype(bool)
 
     # ------------------------------------------------------------------------------ boards
     def _render_tile(self, ras: Raster, ti: int, tile, pl, sh_board: ShadowMap, sh_table: ShadowMap) -> None:

@@ -10,7 +10,7 @@ from shapely.geometry import Polygon
 from calibration.camera import CameraModel, Intrinsics, IntrinsicsPart, Pose, PosePart
 from calibration.model import Layout, TilePlacement
 from calibration.profile import BoardProfile
-from simulator.generate import SceneOptions, random_scene
+from simulator.generate import SceneOptions, random_hand, random_scene
 from simulator.render import LABEL_BOARD, LABEL_TABLE, render_scene
 from simulator.scene import PieceTruth, SceneFile
 from simulator.shapes import footprint_of, piece_prisms
@@ -149,6 +149,29 @@ def test_same_seed_same_scene_and_image():
     assert np.array_equal(ra.image, rb.image)
     c = random_scene("pitrush", 8, SMALL)
     assert c.model_dump() != a.model_dump()
+
+
+def test_a_photo_drawn_on_the_empty_tables_render_is_the_whole_render_to_the_bit():
+    """The renderer keeps the last table it drew without pieces, and draws the next photo of that
+    table on it: the pieces and the hand where they are nearest, the boards and the table again
+    only where a shadow may fall.  Every pixel must come out as a whole render draws it (pieces in
+    pits and stacked, a hand's shadow, the table beyond the boards), and so must the sensor's noise
+    and the JPEG."""
+    from simulator import render
+
+    sc = random_scene("pitrush", 21, SMALL)
+    sc.hands = [random_hand(Layout(BoardProfile.builtin("pitrush"), sc.placements), np.random.default_rng(3))]
+    assert {p.state for p in sc.pieces} >= {"in_pit", "surface"}
+    empty = sc.model_copy(deep=True)
+    empty.pieces, empty.hands = [], []
+    render._BACKGROUND.clear()
+    whole = render_scene(sc)
+    assert not render._BACKGROUND  # (a photo with pieces is not kept as the table's)
+    render_scene(empty)
+    assert render._BACKGROUND
+    drawn = render_scene(sc)
+    assert np.array_equal(drawn.image, whole.image) and np.array_equal(drawn.label, whole.label)
+    assert drawn.jpeg == whole.jpeg
 
 
 def test_labels_cover_boards_and_table(rendered):
