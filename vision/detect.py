@@ -333,7 +333,7 @@ class Detector:
         the textbook colours' distances (nearer learned colours made a shadowed ship's edge a
         second ship under it)."""
         res = self._detect_once(frame, previous)
-        if (self.cal.data.appearance or {}).get("colors"):
+        if (self.cal.data.appearance or {}).get("colors") or not self._colours_taught:
             return res
         from .colors import learn_colours
 
@@ -1822,6 +1822,13 @@ class Detector:
     def _kind_colour_dist(self, kind: str, lab: np.ndarray) -> float:
         """How far a colour (CIE Lab) lies from the nearest colour a kind of piece comes in."""
         return float(np.min(self._namer(self._colours_of(kind)).distances(lab)))
+
+    @cached_property
+    def _colours_taught(self) -> bool:
+        """Whether the photos can teach a colour of this game's pieces: some kind comes in a named
+        colour (:data:`vision.colors.PROTOTYPES_RGB`; cards come face up or down, which
+        :func:`vision.colors.learn_colours` has nothing to learn of)."""
+        return any(c in PROTOTYPES_RGB for c in self.shapes)
 
     def _colours_of(self, kind: str) -> list[str]:
         """The colours the profile's pieces of ``kind`` come in."""
