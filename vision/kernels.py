@@ -670,23 +670,6 @@ def fit_pose(pts, local, bottom, h0, h1, which, x0, heading, fixed, base, clip, 
     return x, f_true, nfev
 
 
-def compile_all() -> None:
-    """Have the pose fit compiled (or loaded from numba's cache): one tiny fit of a square.  The
-    first run on a machine compiles for ~20 s; later runs load the cache in well under a second.
-    Called before long work so that the time is not charged to its first photo."""
-    sq = np.array([[-5.0, -5.0], [5.0, -5.0], [5.0, 5.0], [-5.0, 5.0]])
-    local = np.vstack([sq, sq])
-    bottom = np.repeat([True, False], 4)
-    cam = camera_params(np.eye(3), np.array([0.0, 0.0, 500.0]), np.array([[500.0, 0, 0], [0, 500.0, 0], [0, 0, 1]]),
-                        np.zeros(5))
-    pts = np.array([[x, y] for x in (-5.0, 0.0, 5.0) for y in (-5.0, 5.0)]) * 1.1
-    pts = np.vstack([pts, pts[:, ::-1]])
-    for fixed in (True, False):
-        fit_pose(pts, local, bottom, np.zeros(8), np.full(8, 2.0), np.zeros(8, np.int64),
-                 np.array([0.3, 0.2, 0.0]) if fixed else np.array([0.3, 0.2, 1.0, 0.0]), 0.0, fixed, 0.0, -np.inf, cam, 1.0, np.ones(3) if fixed else np.ones(4), 1.0, 5, 1e-4, 1e-4, 1e-3, 1.0, 0.0)
-    signed_distance_edges(pts, sq, np.roll(sq, -1, axis=0) - sq, np.zeros(1, np.int64), False)
-
-
 @njit(cache=True, nogil=True)
 def centroid_pose(oc_x, oc_y, local, bottom, h0, h1, which, x, y, c, s, base, clip, cam, h_mid, iters):  # pragma: no cover - compiled
     """The quick pose's centre (table mm): from ``(x, y)``, moved until the area centroid of the
@@ -732,3 +715,25 @@ def centroid_pose(oc_x, oc_y, local, bottom, h0, h1, which, x, y, c, s, base, cl
         if np.sqrt(dx * dx + dy * dy) < 0.02:
             break
     return x, y
+
+
+def compile_all() -> None:
+    """Have every kernel the pose fit calls from Python compiled (or loaded from numba's cache):
+    one tiny fit of a square, its silhouette, its quick pose and its distances.  The first run on
+    a machine compiles for ~20 s; later runs load the cache in well under a second.  Called before
+    long work so that the time is not charged to its first photo."""
+    sq = np.array([[-5.0, -5.0], [5.0, -5.0], [5.0, 5.0], [-5.0, 5.0]])
+    local = np.vstack([sq, sq])
+    bottom = np.repeat([True, False], 4)
+    h0, h1, which = np.zeros(8), np.full(8, 2.0), np.zeros(8, np.int64)
+    cam = camera_params(np.eye(3), np.array([0.0, 0.0, 500.0]), np.array([[500.0, 0, 0], [0, 500.0, 0], [0, 0, 1]]),
+                        np.zeros(5))
+    pts = np.array([[x, y] for x in (-5.0, 0.0, 5.0) for y in (-5.0, 5.0)]) * 1.1
+    pts = np.vstack([pts, pts[:, ::-1]])
+    for fixed in (True, False):
+        x0 = np.array([0.3, 0.2, 0.0]) if fixed else np.array([0.3, 0.2, 1.0, 0.0])
+        fit_pose(pts, local, bottom, h0, h1, which, x0, 0.0, fixed, 0.0, -np.inf, cam, 1.0, np.ones(len(x0)), 1.0, 5,
+                 1e-4, 1e-4, 1e-3, 1.0, 0.0)
+    silhouette_kernel(local, bottom, h0, h1, which, 0.3, 0.2, 1.0, 0.0, 0.0, -np.inf, cam)
+    centroid_pose(0.0, 0.0, local, bottom, h0, h1, which, 0.3, 0.2, 1.0, 0.0, 0.0, -np.inf, cam, 1.0, 3)
+    signed_distance_edges(pts, sq, np.roll(sq, -1, axis=0) - sq, np.zeros(1, np.int64), False)
